@@ -1,0 +1,32 @@
+-- One row per stored sign-in. Tokens are never stored in the clear: refresh_token and
+-- access_token hold XChaCha20-Poly1305 seals whose associated data binds them to this row's id,
+-- the column and token_version. Times are Unix milliseconds (local receipt clock).
+CREATE TABLE sessions (
+    id                      TEXT PRIMARY KEY NOT NULL,
+    issuer                  TEXT,
+    subject                 TEXT NOT NULL,
+    tenant                  TEXT,
+    email                   TEXT,
+    display_name            TEXT,
+    roles_json              TEXT NOT NULL DEFAULT '[]',
+    metadata_json           TEXT NOT NULL DEFAULT '{}',
+    active_subject          TEXT,
+    active_subject_proof    TEXT,
+    token_type              TEXT NOT NULL DEFAULT 'bearer',
+    scope                   TEXT,
+    refresh_token           BLOB,
+    access_token            BLOB,
+    refresh_fingerprint     TEXT,
+    access_fingerprint      TEXT,
+    access_expires_at       INTEGER,
+    server_expires_at       INTEGER,
+    refresh_expires_at      INTEGER,
+    issued_at               INTEGER NOT NULL,
+    absolute_deadline       INTEGER,
+    last_active_at          INTEGER NOT NULL,
+    biometric_enabled       INTEGER NOT NULL DEFAULT 0,
+    biometric_domain_state  BLOB,
+    token_version           INTEGER NOT NULL DEFAULT 1,
+    refresh_pending_since   INTEGER,
+    created_at              INTEGER NOT NULL
+);

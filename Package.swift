@@ -1,0 +1,66 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "SessionVault",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "SessionVault", targets: ["SessionVault"]),
+        .executable(name: "sessionvault", targets: ["sessionvault"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+
+        // Turns Migrations/*.sql into Swift source at build time, so the schema ships inside the
+        // library and an app needs no Migrations folder at run time.
+        .executableTarget(name: "MigrationEmbedder"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+
+        .target(
+            name: "SessionVault",
+            dependencies: [
+                "CSQLCipher",
+                "CSodium",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            plugins: ["EmbedMigrations"]
+        ),
+        .executableTarget(
+            name: "sessionvault",
+            dependencies: [
+                "SessionVault",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A child process for the tests that need a second process or a SIGKILL.
+        .executableTarget(
+            name: "VaultTestHost",
+            dependencies: ["SessionVault"]
+        ),
+
+        .testTarget(
+            name: "SessionVaultTests",
+            dependencies: ["SessionVault", "CSQLCipher", "CSodium"],
+            resources: []
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

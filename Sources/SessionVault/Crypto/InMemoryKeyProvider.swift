@@ -1,0 +1,61 @@
+import Foundation
+
+/// A root key held in memory, for tests and previews. It can be made `unavailable` or `missing`
+/// at run time to reproduce a locked keystore or a deleted key.
+public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
+    /// What `rootKey` answers.
+    public enum State: Sendable {
+        case available
+        case locked
+        case missing
+    }
+
+    // Sendable: every access to the mutable state holds `lock`.
+    fileprivate let lock = NSLock()
+    fileprivate var key: SecretBytes?
+    private var state: State = .available
+
+    /// A provider with a fresh random key, or `key` when given.
+    public init(key: SecretBytes? = nil) throws {
+        self.key = try key ?? SecretBytes.random(count: RootKey.byteCount)
+    }
+
+    /// A provider that has no key until a vault is created with it.
+    public static func empty() -> InMemoryKeyProvider {
+        let provider = InMemoryKeyProvider(unkeyed: ())
+        return provider
+    }
+
+    private init(unkeyed: Void) {}
+
+    /// Changes what the next `rootKey` call answers.
+    public func setState(_ state: State) {
+        lock.withLock { self.state = state }
+    }
+
+    public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
+        lock.lock()
+        defer { lock.unlock() }
+        switch state {
+        case .locked: throw .unavailable("in-memory key is locked", retryAfter: 1)
+        case .missing: throw .missing("in-memory key was removed")
+        case .available: break
+        }
+        if let key { return RootKey(bytes: key) }
+        guard create else { throw .missing("in-memory provider has no key") }
+        do {
+            let fresh = try SecretBytes.random(count: RootKey.byteCount)
+            key = fresh
+            return RootKey(bytes: fresh)
+        } catch {
+            throw .crypto((error as? CryptoError) ?? .secureAllocationFailed(bytes: RootKey.byteCount))
+        }
+    }
+}
+
+extension InMemoryKeyProvider {
+    /// Forgets the key; the next vault created with this provider gets a new one.
+    public func destroyKey() throws(KeyProviderError) {
+        lock.withLock { key = nil }
+    }
+}

@@ -1,0 +1,155 @@
+import CSodium
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A root key kept in a small file of its own, mode 0600.
+///
+/// Format (56 bytes, version 1): `SVKEY\0`, version byte, reserved byte, the 32 key bytes, and a
+/// 16-byte BLAKE2b checksum of the first 40 bytes, so a damaged key file is reported as damaged
+/// rather than silently producing a wrong key. The file is created with an atomic, no-overwrite
+/// write; a file readable by group or others, or a symbolic link, is refused.
+public struct KeyFileProvider: KeyProvider {
+    /// The key file.
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    static let magic: [UInt8] = Array("SVKEY".utf8) + [0]
+    static let version: UInt8 = 1
+    static let fileSize = 56
+    private static let checksumOffset = 40
+
+    /// Creates a new random key file at `path`; refuses to replace an existing file.
+    @discardableResult
+    public static func create(at path: String) throws(KeyProviderError) -> KeyFileProvider {
+        let provider = KeyFileProvider(path: path)
+        _ = try provider.writeNewKey()
+        return provider
+    }
+
+    public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
+        let info: stat?
+        do {
+            info = try FileIO.status(path)
+        } catch {
+            if error.errno == EACCES { throw .unavailable("key file \(path) cannot be reached now (\(error))", retryAfter: 1) }
+            throw .invalid("\(error)")
+        }
+        guard let info else {
+            let directory = (path as NSString).deletingLastPathComponent
+            // A missing directory is a volume that is not mounted (yet), not a deleted key.
+            if !directory.isEmpty && !FileIO.exists(directory) {
+                throw .unavailable("key directory \(directory) is not present", retryAfter: 1)
+            }
+            guard create else { throw .missing("no key file at \(path)") }
+            return RootKey(bytes: try writeNewKey())
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalid("\(path) is not a regular file") }
+        if info.st_mode & 0o077 != 0 {
+            throw .insecure("\(path) is readable or writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8)); expected 600)")
+        }
+        guard info.st_size == Int64(Self.fileSize) else {
+            throw .invalid("\(path) is \(info.st_size) bytes; a key file is \(Self.fileSize)")
+        }
+        return RootKey(bytes: try readKey())
+    }
+
+    private func readKey() throws(KeyProviderError) -> SecretBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let code = errno
+            if code == EACCES || code == EAGAIN || code == EBUSY {
+                throw .unavailable("key file \(path) cannot be opened now (errno \(code))", retryAfter: 1)
+            }
+            if code == ENOENT { throw .missing("no key file at \(path)") }
+            throw .invalid(FileIOError(operation: "open", path: path, errno: code).description)
+        }
+        defer { close(fd) }
+        do {
+            let file = try SecretBytes(count: Self.fileSize) { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    if n < 0 { throw FileIOError(operation: "read", path: path, errno: errno) }
+                    if n == 0 { throw KeyProviderError.invalid("\(path) is shorter than a key file") }
+                    offset += n
+                }
+            }
+            let problem: KeyProviderError? = file.withBytePointer { bytes, count in
+                guard (0..<Self.magic.count).allSatisfy({ bytes[$0] == Self.magic[$0] }) else {
+                    return .invalid("\(path) is not a SessionVault key file")
+                }
+                guard bytes[Self.magic.count] == Self.version else {
+                    return .invalid("\(path) has unknown key file version \(bytes[Self.magic.count])")
+                }
+                var expected = [UInt8](repeating: 0, count: 16)
+                crypto_generichash(&expected, 16, bytes, UInt64(Self.checksumOffset), nil, 0)
+                guard sodium_memcmp(bytes + Self.checksumOffset, expected, 16) == 0 else {
+                    return .invalid("\(path) is damaged (checksum mismatch)")
+                }
+                return nil
+            }
+            if let problem { throw problem }
+            return try file.withUnsafeBytes { bytes in
+                try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)]))
+            }
+        } catch let error as KeyProviderError {
+            throw error
+        } catch let error as CryptoError {
+            throw .crypto(error)
+        } catch {
+            throw .invalid("\(error)")
+        }
+    }
+
+    private func writeNewKey() throws(KeyProviderError) -> SecretBytes {
+        do {
+            let key = try SecretBytes.random(count: RootKey.byteCount)
+            let file = try SecretBytes(count: Self.fileSize) { buffer in
+                guard let base = buffer.baseAddress else { return }
+                base.copyMemory(from: Self.magic, byteCount: Self.magic.count)
+                buffer[Self.magic.count] = Self.version
+                key.withUnsafeBytes { keyBytes in
+                    if let source = keyBytes.baseAddress { (base + 8).copyMemory(from: source, byteCount: keyBytes.count) }
+                }
+                crypto_generichash(base + Self.checksumOffset, 16, base, UInt64(Self.checksumOffset), nil, 0)
+            }
+            try file.withUnsafeBytes { bytes in
+                try FileIO.writeAtomically(path, bytes: bytes, mode: 0o600, overwrite: false)
+            }
+            return key
+        } catch let error as FileIOError {
+            if error.errno == EEXIST { throw .invalid("\(path) already exists; refusing to overwrite a key file") }
+            throw .writeFailed(error)
+        } catch let error as CryptoError {
+            throw .crypto(error)
+        } catch {
+            throw .invalid("\(error)")
+        }
+    }
+}
+
+extension KeyFileProvider {
+    /// Overwrites the key file with zeros, syncs it, and deletes it.
+    public func destroyKey() throws(KeyProviderError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd >= 0 {
+            let zeros = [UInt8](repeating: 0, count: Self.fileSize)
+            _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+            fsync(fd)
+            close(fd)
+        }
+        do {
+            try FileIO.removeIfPresent(path)
+            let directory = (path as NSString).deletingLastPathComponent
+            try FileIO.fsyncDirectory(directory.isEmpty ? "." : directory)
+        } catch {
+            throw .writeFailed(error)
+        }
+    }
+}

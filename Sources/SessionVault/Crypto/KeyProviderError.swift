@@ -1,0 +1,31 @@
+/// Why a key provider could not hand over the root key.
+///
+/// The distinction matters more than the detail: `missing` for an existing vault means the vault
+/// can never be opened again (corrupted: wipe), while `unavailable` means "not now" (retry, never
+/// wipe). Messages name paths and conditions, never key bytes.
+public enum KeyProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No key exists (key file deleted, keystore item gone).
+    case missing(String)
+    /// The key exists but cannot be read right now (keystore locked after a restart, volume not
+    /// mounted, permission denied for now). Retry after `retryAfter` seconds.
+    case unavailable(String, retryAfter: Double)
+    /// The key exists but is damaged or of the wrong form (length, magic, checksum).
+    case invalid(String)
+    /// The key file is readable by others or is a symbolic link: refused.
+    case insecure(String)
+    /// Writing a new key failed.
+    case writeFailed(FileIOError)
+    /// A libsodium primitive failed.
+    case crypto(CryptoError)
+
+    public var description: String {
+        switch self {
+        case .missing(let detail): return "key missing: \(detail)"
+        case .unavailable(let detail, let retryAfter): return "key unavailable right now (retry in \(retryAfter) s): \(detail)"
+        case .invalid(let detail): return "key invalid: \(detail)"
+        case .insecure(let detail): return "key storage insecure: \(detail)"
+        case .writeFailed(let error): return "could not write key: \(error)"
+        case .crypto(let error): return "key crypto failure: \(error)"
+        }
+    }
+}

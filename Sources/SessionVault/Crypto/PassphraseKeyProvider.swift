@@ -1,0 +1,56 @@
+import CSodium
+
+/// A root key derived from a passphrase with Argon2id (libsodium `crypto_pwhash`).
+///
+/// The salt and limits are generated when the vault is created and recorded in the vault header,
+/// so the same passphrase gives the same key later. Argon2id costs tens of milliseconds by
+/// design: use it where a person types a passphrase (the CLI), never on an app's launch path.
+public struct PassphraseKeyProvider: KeyProvider {
+    private let passphrase: SecretBytes
+    private let opsLimit: UInt64
+    private let memLimit: UInt64
+
+    /// - Parameters:
+    ///   - passphrase: the passphrase bytes (UTF-8), in locked memory.
+    ///   - opsLimit, memLimit: Argon2id limits for a new vault; libsodium's interactive limits
+    ///     by default. An existing vault always uses the limits recorded in its header.
+    public init(passphrase: SecretBytes,
+                opsLimit: UInt64 = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                memLimit: UInt64 = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)) {
+        self.passphrase = passphrase
+        self.opsLimit = opsLimit
+        self.memLimit = memLimit
+    }
+
+    public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
+        let derivation: KeyDerivation
+        switch recorded {
+        case .argon2id?:
+            derivation = recorded ?? .stored
+        case .stored?:
+            throw .invalid("this vault was not created from a passphrase")
+        case nil:
+            guard create else { throw .missing("no key derivation parameters recorded for this vault") }
+            derivation = .argon2id(salt: Sodium.randomBytes(Int(crypto_pwhash_SALTBYTES)), opsLimit: opsLimit, memLimit: memLimit)
+        }
+        guard case .argon2id(let salt, let ops, let mem) = derivation, salt.count == Int(crypto_pwhash_SALTBYTES) else {
+            throw .invalid("recorded Argon2id parameters are malformed")
+        }
+        do {
+            let key = try SecretBytes(count: RootKey.byteCount, filling: { output, outputCount in
+                let rc = passphrase.withBytePointer { phrase, phraseCount in
+                    phrase.withMemoryRebound(to: CChar.self, capacity: max(phraseCount, 1)) { characters in
+                        crypto_pwhash(output, UInt64(outputCount), characters, UInt64(phraseCount),
+                                      salt, ops, Int(mem), crypto_pwhash_ALG_ARGON2ID13)
+                    }
+                }
+                if rc != 0 { throw CryptoError.keyDerivationFailed }
+            })
+            return RootKey(bytes: key, derivation: derivation)
+        } catch let error as CryptoError {
+            throw .crypto(error)
+        } catch {
+            throw .crypto(.keyDerivationFailed)
+        }
+    }
+}

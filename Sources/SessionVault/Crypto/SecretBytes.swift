@@ -1,0 +1,89 @@
+import CSodium
+
+/// Key material in locked memory.
+///
+/// The bytes live in a `sodium_malloc` allocation (guard pages, `mlock`ed so they are not
+/// swapped out) and are zeroed by `sodium_free` when the last reference goes. There is no
+/// `description` of the bytes, no `Codable`, and `==` runs in constant time. Bytes are reached
+/// only through `withUnsafeBytes`.
+public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    // Sendable: the allocation is written only during initialization, then only read.
+    private let pointer: UnsafeMutableRawPointer
+    /// Number of bytes held.
+    public let count: Int
+
+    /// Allocates `count` zeroed bytes of locked memory and lets `initialize` fill them.
+    convenience init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+        try self.init(count: count, filling: { pointer, count in
+            try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+        })
+    }
+
+    /// Same, with a non-optional pointer for C functions whose parameters are non-null.
+    init(count: Int, filling initialize: (UnsafeMutablePointer<UInt8>, Int) throws -> Void) throws {
+        try Sodium.ensureInitialized()
+        // sodium_malloc(0) is legal but returns a pointer we must not touch; keep one byte.
+        guard let pointer = sodium_malloc(max(count, 1)) else { throw CryptoError.secureAllocationFailed(bytes: count) }
+        sodium_memzero(pointer, max(count, 1))
+        self.pointer = pointer
+        self.count = count
+        do {
+            try initialize(pointer.assumingMemoryBound(to: UInt8.self), count)
+        } catch {
+            // deinit runs and zeroes; nothing else to undo.
+            throw error
+        }
+    }
+
+    /// Copies `bytes` into locked memory. The caller remains responsible for its own copy.
+    public convenience init(copying bytes: UnsafeRawBufferPointer) throws {
+        try self.init(count: bytes.count) { target in
+            if let base = bytes.baseAddress, bytes.count > 0 { target.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+        }
+    }
+
+    /// Copies `bytes` into locked memory and zeroes the array's storage.
+    public convenience init(consuming bytes: inout [UInt8]) throws {
+        try self.init(count: bytes.count) { target in
+            bytes.withUnsafeBytes { source in
+                if let base = source.baseAddress, source.count > 0 { target.baseAddress?.copyMemory(from: base, byteCount: source.count) }
+            }
+        }
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+        bytes.removeAll()
+    }
+
+    /// `count` bytes from libsodium's CSPRNG, written straight into locked memory.
+    public static func random(count: Int) throws -> SecretBytes {
+        try SecretBytes(count: count, filling: { pointer, count in randombytes_buf(pointer, count) })
+    }
+
+    deinit {
+        // sodium_free zeroes the allocation before releasing it.
+        sodium_free(pointer)
+    }
+
+    /// Calls `body` with the bytes. Do not let the pointer escape.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Calls `body` with a non-optional pointer (libsodium's parameters are non-null).
+    func withBytePointer<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) rethrows -> R {
+        try body(UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self)), count)
+    }
+
+    /// Zeroes the bytes now (crypto-shred of a key still referenced elsewhere).
+    func zero() {
+        sodium_memzero(pointer, max(count, 1))
+    }
+
+    /// Constant-time comparison.
+    public static func == (lhs: SecretBytes, rhs: SecretBytes) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return sodium_memcmp(lhs.pointer, rhs.pointer, lhs.count) == 0
+    }
+
+    public var description: String { "SecretBytes(\(count) bytes, redacted)" }
+    public var debugDescription: String { description }
+}

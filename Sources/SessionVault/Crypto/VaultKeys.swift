@@ -1,0 +1,79 @@
+import CSodium
+
+/// The subkeys derived from a root key with `crypto_kdf_derive_from_key` (context "SVdbkey1").
+///
+/// | id | use |
+/// |----|-----|
+/// | 1 | SQLCipher page key, handed over in raw-key form `x'<64 hex>'` |
+/// | 2 | field key: XChaCha20-Poly1305 seal of each token |
+/// | 3 | fingerprint key: keyed BLAKE2b of a token |
+/// | 4 | key check: keyed BLAKE2b of a fixed label, stored in the plaintext header |
+///
+/// Separate subkeys mean a leak of one (say, the database key exported for the `sqlcipher`
+/// shell) does not open the sealed tokens or forge fingerprints.
+final class VaultKeys: Sendable {
+    /// `x'<64 hex>'`, exactly 67 bytes, in locked memory.
+    let databaseRawKey: SecretBytes
+    let fieldKey: SecretBytes
+    let fingerprintKey: SecretBytes
+    /// Public: tells "wrong key" from "damaged file" without touching the database.
+    let keyCheckValue: [UInt8]
+
+    static let context = "SVdbkey1"
+    static let keyCheckLabel = Array("SessionVault key check value v1".utf8)
+
+    init(root: SecretBytes) throws(CryptoError) {
+        do {
+            let database = try Self.derive(1, from: root)
+            databaseRawKey = try Self.rawKeyString(database)
+            fieldKey = try Self.derive(2, from: root)
+            fingerprintKey = try Self.derive(3, from: root)
+            let check = try Self.derive(4, from: root)
+            var value = [UInt8](repeating: 0, count: 16)
+            check.withBytePointer { key, keyCount in
+                _ = crypto_generichash(&value, 16, Self.keyCheckLabel, UInt64(Self.keyCheckLabel.count), key, keyCount)
+            }
+            keyCheckValue = value
+        } catch let error as CryptoError {
+            throw error
+        } catch {
+            throw .secureAllocationFailed(bytes: RootKey.byteCount)
+        }
+    }
+
+    private static func derive(_ id: UInt64, from root: SecretBytes) throws -> SecretBytes {
+        try SecretBytes(count: 32, filling: { subkey, count in
+            root.withBytePointer { rootBytes, _ in
+                _ = crypto_kdf_derive_from_key(subkey, count, id, context, rootBytes)
+            }
+        })
+    }
+
+    /// Builds SQLCipher's raw-key string inside locked memory; no `String` ever holds it.
+    private static func rawKeyString(_ key: SecretBytes) throws -> SecretBytes {
+        try SecretBytes(count: 67) { out in
+            guard let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let digits: [UInt8] = Array("0123456789abcdef".utf8)
+            base[0] = UInt8(ascii: "x")
+            base[1] = UInt8(ascii: "'")
+            key.withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    base[2 + index * 2] = digits[Int(byte >> 4)]
+                    base[3 + index * 2] = digits[Int(byte & 0x0F)]
+                }
+            }
+            base[66] = UInt8(ascii: "'")
+        }
+    }
+
+    /// The fingerprint of a token: first 8 bytes of BLAKE2b keyed with the fingerprint key.
+    func fingerprint(of token: SecretBytes) -> Fingerprint {
+        var digest = [UInt8](repeating: 0, count: 8)
+        token.withBytePointer { bytes, count in
+            fingerprintKey.withBytePointer { key, keyCount in
+                _ = crypto_generichash(&digest, 8, bytes, UInt64(count), key, keyCount)
+            }
+        }
+        return Fingerprint(hex: Hex.encode(digest))
+    }
+}

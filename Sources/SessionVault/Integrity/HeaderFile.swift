@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads and writes the vault header file (see `VaultHeader` for the slot scheme).
+final class HeaderFile {
+    let path: String
+    private let descriptor: Int32
+    private(set) var current: VaultHeader
+
+    /// Writes a new header file atomically and durably (both slots), then opens it for updates.
+    static func create(at path: String, header: VaultHeader) throws(FileIOError) -> HeaderFile {
+        var older = header
+        older.sequence = header.sequence &- 1
+        var bytes = [UInt8](repeating: 0, count: VaultHeader.fileSize)
+        bytes.replaceSubrange(header.slotOffset..<(header.slotOffset + VaultHeader.slotSize), with: header.encodedSlot())
+        bytes.replaceSubrange(older.slotOffset..<(older.slotOffset + VaultHeader.slotSize), with: older.encodedSlot())
+        try FileIO.writeAtomically(path, contents: bytes, mode: 0o600, overwrite: true)
+        return try HeaderFile(path: path, header: header)
+    }
+
+    /// The newest valid header at `path`: nil when there is no file; `.headerDamaged` when the
+    /// file exists but neither slot is valid.
+    static func read(at path: String) throws(VaultError) -> VaultHeader? {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.read(path)
+        } catch {
+            if error.isNotFound { return nil }
+            if error.errno == EACCES { throw .unavailable(retryAfter: 1, detail: "header \(path) cannot be read now") }
+            throw .io(error)
+        }
+        guard let header = VaultHeader.decode(bytes) else {
+            throw .corrupted(CorruptionReason(.headerDamaged, "header \(path) has no valid slot (\(bytes.count) bytes)"))
+        }
+        return header
+    }
+
+    init(path: String, header: VaultHeader) throws(FileIOError) {
+        self.path = path
+        self.current = header
+        self.descriptor = try FileIO.valueOrErrno(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), "open", path)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes `header` (with the next sequence number) into the slot not holding the newest copy.
+    /// `durable` adds an fsync: needed when the key check value or derivation changes, not for a
+    /// generation that only follows a durable database commit.
+    func write(_ header: VaultHeader, durable: Bool) throws(FileIOError) {
+        // Another process sharing the vault may have written since: continue from its sequence
+        // so this write lands in the slot that does not hold the newest copy.
+        var onDisk = [UInt8](repeating: 0, count: VaultHeader.fileSize)
+        let read = onDisk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        if read == VaultHeader.fileSize, let latest = VaultHeader.decode(onDisk), latest.sequence > current.sequence {
+            current = latest
+        }
+        var next = header
+        next.sequence = current.sequence &+ 1
+        let slot = next.encodedSlot()
+        let written = slot.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(next.slotOffset)) }
+        try FileIO.valueOrErrno(written, "pwrite", path)
+        guard written == slot.count else { throw FileIOError(operation: "pwrite", path: path, errno: EIO) }
+        if durable { try FileIO.valueOrErrno(fsync(descriptor), "fsync", path) }
+        current = next
+    }
+
+    /// Records a newly committed generation.
+    func recordGeneration(_ generation: UInt64) throws(FileIOError) {
+        guard generation != current.generation else { return }
+        var next = current
+        next.generation = generation
+        try write(next, durable: false)
+    }
+}

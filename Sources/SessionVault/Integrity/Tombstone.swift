@@ -1,0 +1,33 @@
+import Foundation
+
+/// Left behind by a recovery wipe so the app and the CLI can say why the user must sign in
+/// again. Holds a reason and a time, never a secret.
+public struct Tombstone: Sendable, Equatable, Codable {
+    public let reason: CorruptionKind
+    public let detail: String
+    public let wipedAt: Date
+    /// The SessionVault version that wiped.
+    public let version: String
+
+    public init(reason: CorruptionKind, detail: String, wipedAt: Date, version: String = SessionVaultVersion.current) {
+        self.reason = reason
+        self.detail = detail
+        self.wipedAt = wipedAt
+        self.version = version
+    }
+
+    static func read(at path: String) -> Tombstone? {
+        guard let bytes = try? FileIO.read(path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try? decoder.decode(Tombstone.self, from: Data(bytes))
+    }
+
+    func write(to path: String) throws(FileIOError) {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        try FileIO.writeAtomically(path, contents: Array(data), mode: 0o600, overwrite: true)
+    }
+}

@@ -1,0 +1,109 @@
+import CSodium
+
+/// The small plaintext file beside the database (`<db>-header`). No secrets: format version,
+/// the pinned cipher settings, how the root key is derived, a key check value and the last
+/// generation the vault committed.
+///
+/// It lets open tell "wrong key" (key check value differs) from "damaged file" (key matches but
+/// pages do not decrypt) before anything is wiped, and an older database copy put back from
+/// "the current one" (its generation is behind the header's).
+///
+/// The file holds two 128-byte slots, each with its own BLAKE2b checksum; a write goes to the
+/// slot not holding the newest copy, so a torn write leaves the other slot valid (the scheme of
+/// LMDB's meta pages). Generation-only updates are not fsynced: the database commit before them
+/// is, so after a crash the header can lag the database (accepted, then repaired) but never lead
+/// it, and a lead is therefore proof of rollback.
+struct VaultHeader: Sendable, Equatable {
+    static let formatVersion: UInt16 = 1
+    static let slotSize = 128
+    static let fileSize = 2 * slotSize
+    private static let magic: [UInt8] = Array("SVHDR".utf8) + [0]
+    private static let checksummed = 112
+
+    /// SQLCipher settings pinned on every connection, so a file is portable between 3.x and 4.x.
+    static let cipherPageSize: UInt32 = 4096
+    static let kdfIterations: UInt32 = 64_000
+    /// 1 = HMAC-SHA1 with PBKDF2-HMAC-SHA1 (SQLCipher 3's defaults, settable on 4.x).
+    static let hmacAlgorithm: UInt8 = 1
+
+    var sequence: UInt64
+    var generation: UInt64
+    var derivation: KeyDerivation
+    var keyCheckValue: [UInt8]
+    /// Set while `rekey` swaps in a re-encrypted file.
+    var rekeyPending: Bool
+
+    init(generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false) {
+        self.sequence = sequence
+        self.generation = generation
+        self.derivation = derivation
+        self.keyCheckValue = keyCheckValue
+        self.rekeyPending = rekeyPending
+    }
+
+    /// The slot this header is written to.
+    var slotOffset: Int { Int(sequence % 2) * Self.slotSize }
+
+    func encodedSlot() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Self.slotSize)
+        out.replaceSubrange(0..<6, with: Self.magic)
+        Self.put(UInt64(Self.formatVersion), into: &out, at: 6, width: 2)
+        Self.put(sequence, into: &out, at: 8, width: 8)
+        Self.put(generation, into: &out, at: 16, width: 8)
+        Self.put(UInt64(Self.cipherPageSize), into: &out, at: 24, width: 4)
+        Self.put(UInt64(Self.kdfIterations), into: &out, at: 28, width: 4)
+        out[32] = Self.hmacAlgorithm
+        out[34] = rekeyPending ? 1 : 0
+        switch derivation {
+        case .stored:
+            out[33] = 0
+        case .argon2id(let salt, let ops, let mem):
+            out[33] = 1
+            Self.put(ops, into: &out, at: 40, width: 8)
+            Self.put(mem, into: &out, at: 48, width: 8)
+            out.replaceSubrange(56..<(56 + min(salt.count, 16)), with: salt.prefix(16))
+        }
+        out.replaceSubrange(72..<(72 + min(keyCheckValue.count, 16)), with: keyCheckValue.prefix(16))
+        let digest = Self.checksum(out[0..<Self.checksummed])
+        out.replaceSubrange(Self.checksummed..<Self.slotSize, with: digest)
+        return out
+    }
+
+    /// Decodes the newest valid slot of a header file; nil when neither slot is valid.
+    static func decode(_ file: [UInt8]) -> VaultHeader? {
+        guard file.count == fileSize else { return nil }
+        let slots = [Array(file[0..<slotSize]), Array(file[slotSize..<fileSize])].compactMap(decodeSlot)
+        return slots.max { $0.sequence < $1.sequence }
+    }
+
+    private static func decodeSlot(_ slot: [UInt8]) -> VaultHeader? {
+        guard Array(slot[0..<6]) == magic,
+              checksum(slot[0..<checksummed]) == Array(slot[checksummed..<slotSize]),
+              get(slot, 6, 2) == UInt64(formatVersion),
+              get(slot, 24, 4) == UInt64(cipherPageSize), get(slot, 28, 4) == UInt64(kdfIterations), slot[32] == hmacAlgorithm
+        else { return nil }
+        let derivation: KeyDerivation
+        switch slot[33] {
+        case 0: derivation = .stored
+        case 1: derivation = .argon2id(salt: Array(slot[56..<72]), opsLimit: get(slot, 40, 8), memLimit: get(slot, 48, 8))
+        default: return nil
+        }
+        return VaultHeader(generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
+                           sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
+    }
+
+    private static func checksum(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 16)
+        let input = Array(bytes)
+        crypto_generichash(&digest, 16, input, UInt64(input.count), nil, 0)
+        return digest
+    }
+
+    private static func put(_ value: UInt64, into bytes: inout [UInt8], at offset: Int, width: Int) {
+        for index in 0..<width { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+    }
+
+    private static func get(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
+        (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
+    }
+}

@@ -1,0 +1,28 @@
+/// The recovery wipe: crypto-shred, delete every vault file, make the deletions durable.
+///
+/// Order, chosen so a crash at any point leaves a state the next open classifies as missing or
+/// corrupted, never as valid with half the data: (1) the tombstone is written first, so the
+/// reason survives; (2) the key is destroyed; (3) sidecars and the header go, then the database
+/// last: a database without its header is `headerDamaged` (corrupted, wiped again); (4) fsync
+/// of the directory. Running it again after a crash finishes the job (idempotent).
+enum VaultWiper {
+    static func wipe(_ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?) throws(VaultError) {
+        do {
+            if let tombstone { try tombstone.write(to: files.tombstone) }
+        } catch {
+            throw .io(error)
+        }
+        do {
+            try keys?.destroyKey()
+        } catch {
+            throw .keyProvider(error)
+        }
+        do {
+            for path in files.wipeOrder { try FileIO.removeIfPresent(path) }
+            if tombstone == nil { try FileIO.removeIfPresent(files.tombstone) }
+            try FileIO.fsyncDirectory(files.directory)
+        } catch {
+            throw .io(error)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Why there is no usable session (the app shows full login).
+public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible {
+    case neverSignedIn
+    case signedOut
+    case refreshTokenExpired
+    case absoluteLifetimePassed
+    /// The server rejected the refresh token (invalid_grant).
+    case refreshRejected
+    /// The app stopped mid-refresh and the server no longer accepts the old refresh token.
+    case refreshInterrupted
+    /// The server said the session expired (401 SESSION_EXPIRED and similar): show a message.
+    case sessionExpired
+    /// The server said authentication is required (401 AUTH_REQUIRED): no message.
+    case authRequired
+    /// The biometric enrolment changed since the user enabled biometric unlock.
+    case biometryChanged
+    /// The vault was wiped because it could not be trusted; the tombstone says why.
+    case wipedAfterCorruption(CorruptionKind)
+
+    /// Stable text for storage and the CLI, e.g. `signedOut`, `wipedAfterCorruption:rollback`.
+    public var code: String {
+        switch self {
+        case .neverSignedIn: return "neverSignedIn"
+        case .signedOut: return "signedOut"
+        case .refreshTokenExpired: return "refreshTokenExpired"
+        case .absoluteLifetimePassed: return "absoluteLifetimePassed"
+        case .refreshRejected: return "refreshRejected"
+        case .refreshInterrupted: return "refreshInterrupted"
+        case .sessionExpired: return "sessionExpired"
+        case .authRequired: return "authRequired"
+        case .biometryChanged: return "biometryChanged"
+        case .wipedAfterCorruption(let kind): return "wipedAfterCorruption:\(kind.rawValue)"
+        }
+    }
+
+    /// Parses `code`; unknown text reads as `signedOut` (the safe "no session" answer).
+    public init(code: String) {
+        let all: [MissingReason] = [.neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
+                                    .refreshInterrupted, .sessionExpired, .authRequired, .biometryChanged]
+        if let match = all.first(where: { $0.code == code }) {
+            self = match
+        } else if code.hasPrefix("wipedAfterCorruption:"), let kind = CorruptionKind(rawValue: String(code.dropFirst(21))) {
+            self = .wipedAfterCorruption(kind)
+        } else {
+            self = .signedOut
+        }
+    }
+
+    public var description: String { code }
+}

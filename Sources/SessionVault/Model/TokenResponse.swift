@@ -1,0 +1,104 @@
+import Foundation
+
+/// A successful token endpoint response: Supabase GoTrue's (`access_token`, `token_type`,
+/// `expires_in`, `expires_at`, `refresh_token`, `user{…}`) or a plain RFC 6749 §5.1 one.
+public struct TokenResponse: Sendable {
+    public var accessToken: Token
+    public var tokenType: String
+    /// Lifetime of the access token in seconds, from the server. Expiry is computed from this
+    /// against the local time of receipt, so a wrong device clock does not shorten or extend it.
+    public var expiresIn: Int64?
+    /// The server's own expiry time (Unix seconds), kept for reference.
+    public var expiresAt: Int64?
+    public var refreshToken: Token?
+    /// Lifetime of the refresh token in seconds, when the server states one.
+    public var refreshExpiresIn: Int64?
+    public var scope: String?
+    /// Who the tokens belong to; refresh responses often carry none (the stored identity stays).
+    public var identity: SessionIdentity?
+
+    public init(accessToken: Token, tokenType: String = "bearer", expiresIn: Int64?, expiresAt: Int64? = nil,
+                refreshToken: Token?, refreshExpiresIn: Int64? = nil, scope: String? = nil, identity: SessionIdentity?) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.expiresAt = expiresAt
+        self.refreshToken = refreshToken
+        self.refreshExpiresIn = refreshExpiresIn
+        self.scope = scope
+        self.identity = identity
+    }
+
+    /// Parses a token response body.
+    ///
+    /// The subject comes from `user.id` (GoTrue), else the `sub` claim of the access token or
+    /// `id_token`; without one `identity` is nil (fine for a refresh, refused by `store`).
+    public init(json: Data) throws(TokenResponseError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { throw .notJSON }
+        guard let access = object["access_token"] as? String, !access.isEmpty else { throw .missingField("access_token") }
+        let accessClaims = JWTClaims.decode(access)
+        let idClaims = (object["id_token"] as? String).flatMap(JWTClaims.decode) ?? [:]
+        let user = object["user"] as? [String: Any] ?? [:]
+        let appMetadata = user["app_metadata"] as? [String: Any] ?? [:]
+        let userMetadata = user["user_metadata"] as? [String: Any] ?? [:]
+
+        func claim(_ name: String) -> Any? { user[name] ?? accessClaims[name] ?? idClaims[name] }
+
+        let subject = (user["id"] as? String) ?? (accessClaims["sub"] as? String) ?? (idClaims["sub"] as? String)
+
+        var roles: [String] = []
+        if let list = appMetadata["roles"] as? [String] { roles = list }
+        else if let role = (appMetadata["role"] ?? claim("role")) as? String { roles = [role] }
+
+        let metadataJSON: String
+        if userMetadata.isEmpty {
+            metadataJSON = "{}"
+        } else if let data = try? JSONSerialization.data(withJSONObject: userMetadata, options: [.sortedKeys]) {
+            metadataJSON = String(decoding: data, as: UTF8.self)
+        } else {
+            throw .invalidField("user.user_metadata")
+        }
+
+        let identity = subject.flatMap { $0.isEmpty ? nil : $0 }.map { subject in SessionIdentity(
+            subject: subject,
+            issuer: (accessClaims["iss"] ?? idClaims["iss"]) as? String,
+            tenant: (appMetadata["tenant_id"] ?? appMetadata["tenant"] ?? claim("tenant_id") ?? claim("tid")) as? String,
+            email: claim("email") as? String,
+            displayName: (userMetadata["full_name"] ?? userMetadata["name"] ?? userMetadata["display_name"] ?? idClaims["name"]) as? String,
+            roles: roles,
+            metadataJSON: metadataJSON) }
+
+        let expiresIn = try Self.integer(object["expires_in"], "expires_in")
+        var expiresAt = try Self.integer(object["expires_at"], "expires_at")
+        if expiresIn == nil && expiresAt == nil, let exp = try? Self.integer(accessClaims["exp"], "exp") { expiresAt = exp }
+        if let expiresIn, expiresIn < 0 { throw .invalidField("expires_in") }
+
+        let refresh: Token?
+        if let value = object["refresh_token"] {
+            guard let text = value as? String, !text.isEmpty else { throw .invalidField("refresh_token") }
+            refresh = try? Token(text)
+        } else {
+            refresh = nil
+        }
+        guard let accessToken = try? Token(access) else { throw .invalidField("access_token") }
+        self.init(accessToken: accessToken,
+                  tokenType: (object["token_type"] as? String) ?? "bearer",
+                  expiresIn: expiresIn,
+                  expiresAt: expiresAt,
+                  refreshToken: refresh,
+                  refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in"),
+                  scope: object["scope"] as? String,
+                  identity: identity)
+    }
+
+    private static func integer(_ value: Any?, _ name: String) throws(TokenResponseError) -> Int64? {
+        guard let value, !(value is NSNull) else { return nil }
+        if let number = value as? NSNumber {
+            let double = number.doubleValue
+            guard double.isFinite, double >= -Double(Int64.max) / 2, double <= Double(Int64.max) / 2 else { throw .invalidField(name) }
+            return Int64(double)
+        }
+        if let text = value as? String, let number = Int64(text) { return number }
+        throw .invalidField(name)
+    }
+}

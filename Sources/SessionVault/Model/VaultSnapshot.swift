@@ -1,0 +1,12 @@
+import Foundation
+
+/// Everything `decide` needs, read in one go when the vault is opened or resumed.
+public enum VaultSnapshot: Sendable, Equatable {
+    /// No current session, and why.
+    case empty(MissingReason)
+    /// The current session, the latest wall-clock time the vault had seen before this read,
+    /// and the server clock offset (server minus local seconds) last measured.
+    case session(Session, lastWallClock: Date, serverClockOffset: TimeInterval)
+    case corrupted(CorruptionReason)
+    case unavailable(retryAfter: TimeInterval, detail: String)
+}

@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file operations the vault needs, each a thin wrapper of one or two system calls with
+/// their result turned into a `FileIOError` in one place (`valueOrErrno`).
+enum FileIO {
+    /// Returns `value` unless it is -1, in which case throws with the current errno.
+    @discardableResult
+    static func valueOrErrno<T: FixedWidthInteger>(_ value: T, _ operation: String, _ path: String) throws(FileIOError) -> T {
+        guard value == -1 else { return value }
+        throw FileIOError(operation: operation, path: path, errno: errno)
+    }
+
+    /// `lstat`: nil when the path does not exist.
+    static func status(_ path: String) throws(FileIOError) -> stat? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw FileIOError(operation: "lstat", path: path, errno: errno)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    static func size(_ path: String) -> Int64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// Reads a whole (small) file.
+    static func read(_ path: String) throws(FileIOError) -> [UInt8] {
+        let fd = try valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), "open", path)
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try valueOrErrno(chunk.withUnsafeMutableBytes { Glibc_read(fd, $0.baseAddress, $0.count) }, "read", path)
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Writes `bytes` to `path` so that a crash leaves the old file or the new one, never a mix:
+    /// temporary file, fsync, rename (or link, which refuses an existing target), fsync of the
+    /// directory.
+    static func writeAtomically(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t, overwrite: Bool) throws(FileIOError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = "\(path).tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        let fd = try valueOrErrno(open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode), "open", temporary)
+        do {
+            var offset = 0
+            while offset < bytes.count {
+                let n = try valueOrErrno(Glibc_write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset), "write", temporary)
+                offset += n
+            }
+            // The mode given to open is filtered by the umask; make it exact.
+            try valueOrErrno(fchmod(fd, mode), "fchmod", temporary)
+            try valueOrErrno(fsync(fd), "fsync", temporary)
+            close(fd)
+            if overwrite {
+                try valueOrErrno(rename(temporary, path), "rename", path)
+            } else {
+                try valueOrErrno(link(temporary, path), "link", path)
+                unlink(temporary)
+            }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        try fsyncDirectory(directory.isEmpty ? "." : directory)
+    }
+
+    /// `writeAtomically` for bytes held in an array (nothing secret).
+    static func writeAtomically(_ path: String, contents: [UInt8], mode: mode_t, overwrite: Bool) throws(FileIOError) {
+        var failure: FileIOError?
+        contents.withUnsafeBytes { buffer in
+            do { try writeAtomically(path, bytes: buffer, mode: mode, overwrite: overwrite) } catch { failure = (error as? FileIOError) ?? FileIOError(operation: "write", path: path, errno: EIO) }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Makes a directory entry change (create, rename, unlink) durable.
+    static func fsyncDirectory(_ path: String) throws(FileIOError) {
+        let fd = try valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY), "open", path)
+        defer { close(fd) }
+        try valueOrErrno(fsync(fd), "fsync", path)
+    }
+
+    /// Deletes a file; a file that is already gone is not an error (wipe is idempotent).
+    static func removeIfPresent(_ path: String) throws(FileIOError) {
+        if unlink(path) == 0 || errno == ENOENT { return }
+        throw FileIOError(operation: "unlink", path: path, errno: errno)
+    }
+}
+
+// Named wrappers: inside FileIO, `read`/`write` would resolve to our own static functions.
+@inline(__always) private func Glibc_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
+
+@inline(__always) private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

@@ -1,0 +1,24 @@
+/// Why the migrator refused a database.
+public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file records a migration whose SQL differs from the one this library ships.
+    case checksumMismatch(version: Int, name: String)
+    /// The file was written by a newer SessionVault that knows migrations this one does not.
+    case futureSchema(version: Int, newestKnown: Int)
+    /// The bookkeeping table is unreadable or has rows that make no sense.
+    case malformedHistory(String)
+    /// The database failed while migrating.
+    case sqlite(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .checksumMismatch(let version, let name):
+            return "migration \(version) (\(name)) was applied from different SQL than this library ships (checksum mismatch)"
+        case .futureSchema(let version, let newestKnown):
+            return "schema version \(version) is newer than this library knows (\(newestKnown))"
+        case .malformedHistory(let detail):
+            return "migration history is malformed: \(detail)"
+        case .sqlite(let error):
+            return "migration failed: \(error)"
+        }
+    }
+}

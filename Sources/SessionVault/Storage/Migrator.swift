@@ -1,0 +1,84 @@
+/// Brings a database to the newest embedded schema.
+///
+/// Each pending migration and its bookkeeping row commit in one transaction, so a crash leaves
+/// either the old or the new schema. Before applying anything it checks what is already there:
+/// a recorded checksum that differs from the shipped SQL, or a version newer than any shipped,
+/// is refused with a typed error and nothing is changed.
+struct Migrator: Sendable {
+    let migrations: [Migration]
+
+    init(migrations: [Migration] = EmbeddedMigrations.all) {
+        self.migrations = migrations
+    }
+
+    var newestVersion: Int { migrations.last?.version ?? 0 }
+
+    /// The bookkeeping rows, oldest first (empty for a new file).
+    func applied(in connection: Connection) throws(MigrationError) -> [AppliedMigration] {
+        do {
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    checksum TEXT NOT NULL,
+                    applied_at INTEGER NOT NULL)
+                """)
+            let statement = try connection.cached("SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version")
+            try statement.bind([])
+            defer { statement.reset() }
+            var rows: [AppliedMigration] = []
+            while try statement.step() {
+                guard let name = statement.text(1), let checksum = statement.text(2) else {
+                    throw MigrationError.malformedHistory("a row without name or checksum")
+                }
+                rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: statement.int64(3)))
+            }
+            return rows
+        } catch let error as MigrationError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .sqlite(error)
+        } catch {
+            throw .malformedHistory("\(error)")
+        }
+    }
+
+    /// Checks the recorded history against the shipped migrations without changing anything.
+    func validate(_ applied: [AppliedMigration]) throws(MigrationError) {
+        let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
+        for row in applied {
+            guard let migration = known[row.version] else {
+                if row.version > newestVersion { throw .futureSchema(version: row.version, newestKnown: newestVersion) }
+                throw .malformedHistory("unknown migration version \(row.version)")
+            }
+            guard migration.checksum == row.checksum else {
+                throw .checksumMismatch(version: row.version, name: row.name)
+            }
+        }
+    }
+
+    /// Validates, then applies every pending migration. Returns the versions it applied.
+    @discardableResult
+    func migrate(_ connection: Connection, now: Int64) throws(MigrationError) -> [Int] {
+        let history = try applied(in: connection)
+        try validate(history)
+        let done = Set(history.map(\.version))
+        var appliedNow: [Int] = []
+        for migration in migrations where !done.contains(migration.version) {
+            do {
+                try connection.transaction {
+                    try connection.execute(migration.sql)
+                    try connection.run(
+                        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                        [.integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum), .integer(now)])
+                }
+            } catch let error as SQLiteError {
+                throw .sqlite(error)
+            } catch {
+                throw .malformedHistory("\(error)")
+            }
+            appliedNow.append(migration.version)
+        }
+        return appliedNow
+    }
+}

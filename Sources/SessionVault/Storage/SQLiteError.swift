@@ -1,0 +1,27 @@
+/// A failure reported by the SQLCipher C API.
+///
+/// The description carries the result codes, SQLite's message and the SQL text that failed.
+/// Statements always bind their values, so the SQL never contains a token or a key.
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The primary result code (`code.primary == code`).
+    public let code: ResultCode
+    /// The extended result code, e.g. `SQLITE_IOERR_FSYNC`.
+    public let extendedCode: ResultCode
+    /// SQLite's message for the failure.
+    public let message: String
+    /// The SQL that failed, when there was one.
+    public let sql: String?
+
+    public init(extendedCode: ResultCode, message: String, sql: String? = nil) {
+        self.code = extendedCode.primary
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql { text += " [sql: \(sql)]" }
+        return text
+    }
+}

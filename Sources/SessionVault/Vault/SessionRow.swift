@@ -1,0 +1,106 @@
+import Foundation
+
+/// A `sessions` row as stored: the redacted `Session` plus the sealed token blobs.
+struct SessionRow {
+    var session: Session
+    var sealedRefresh: [UInt8]?
+    var sealedAccess: [UInt8]?
+    var biometricDomainState: [UInt8]?
+
+    static let columns = """
+        id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, active_subject, token_type, scope, \
+        refresh_token, access_token, refresh_fingerprint, access_fingerprint, access_expires_at, server_expires_at, \
+        refresh_expires_at, issued_at, absolute_deadline, last_active_at, biometric_enabled, token_version, \
+        refresh_pending_since, biometric_domain_state
+        """
+
+    static let selectByID = "SELECT \(columns) FROM sessions WHERE id = ?"
+
+    /// Reads the row the statement is on (selected with `columns`).
+    init(_ row: Statement) throws(CorruptionReason) {
+        guard let id = row.text(0), let subject = row.text(2) else {
+            throw CorruptionReason(.invariantViolation, "a session row has no id or subject")
+        }
+        let roles = row.text(6).flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+        guard let roles else { throw CorruptionReason(.invariantViolation, "session \(id) has unreadable roles") }
+        let identity = SessionIdentity(subject: subject, issuer: row.text(1), tenant: row.text(3), email: row.text(4),
+                                       displayName: row.text(5), roles: roles, metadataJSON: row.text(7) ?? "{}")
+        session = Session(
+            id: id, identity: identity, activeSubject: row.text(8), tokenType: row.text(9) ?? "bearer", scope: row.text(10),
+            refreshTokenFingerprint: row.text(13).map(Fingerprint.init(hex:)),
+            accessTokenFingerprint: row.text(14).map(Fingerprint.init(hex:)),
+            accessExpiresAt: row.optionalInt64(15).map(Date.init(unixMilliseconds:)),
+            serverExpiresAt: row.optionalInt64(16).map(Date.init(unixMilliseconds:)),
+            refreshExpiresAt: row.optionalInt64(17).map(Date.init(unixMilliseconds:)),
+            issuedAt: Date(unixMilliseconds: row.int64(18)),
+            absoluteDeadline: row.optionalInt64(19).map(Date.init(unixMilliseconds:)),
+            lastActiveAt: Date(unixMilliseconds: row.int64(20)),
+            biometricEnabled: row.int64(21) != 0,
+            tokenVersion: row.int64(22),
+            refreshPendingSince: row.optionalInt64(23).map(Date.init(unixMilliseconds:)))
+        sealedRefresh = row.blob(11)
+        sealedAccess = row.blob(12)
+        biometricDomainState = row.blob(24)
+        try checkInvariants()
+    }
+
+    /// Values that contradict each other mean the row was altered or half-written.
+    func checkInvariants() throws(CorruptionReason) {
+        let id = session.id
+        if let refreshExpiry = session.refreshExpiresAt, refreshExpiry < session.issuedAt {
+            throw CorruptionReason(.invariantViolation, "session \(id): refresh expiry is before issue time")
+        }
+        if let accessExpiry = session.accessExpiresAt, accessExpiry < session.issuedAt {
+            throw CorruptionReason(.invariantViolation, "session \(id): access expiry is before issue time")
+        }
+        if session.tokenVersion < 1 {
+            throw CorruptionReason(.invariantViolation, "session \(id): token version \(session.tokenVersion) is not positive")
+        }
+        if (sealedRefresh == nil) != (session.refreshTokenFingerprint == nil) || (sealedAccess == nil) != (session.accessTokenFingerprint == nil) {
+            throw CorruptionReason(.invariantViolation, "session \(id): a token and its fingerprint disagree")
+        }
+    }
+
+    /// Opens both sealed tokens and checks them against their stored fingerprints.
+    func openTokens(with keys: VaultKeys) throws(CorruptionReason) -> StoredTokens {
+        func open(_ sealed: [UInt8]?, _ column: TokenColumn, _ expected: Fingerprint?) throws(CorruptionReason) -> Token? {
+            guard let sealed else { return nil }
+            let ad = column.associatedData(sessionID: session.id, tokenVersion: session.tokenVersion)
+            guard let secret = try? FieldCipher.open(sealed, key: keys.fieldKey, associatedData: ad) else {
+                throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): sealed \(column.rawValue) does not open")
+            }
+            let fingerprint = keys.fingerprint(of: secret)
+            guard fingerprint == expected else {
+                throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): \(column.rawValue) does not match its fingerprint")
+            }
+            return Token(secret: secret, fingerprint: fingerprint)
+        }
+        return StoredTokens(refresh: try open(sealedRefresh, .refreshToken, session.refreshTokenFingerprint),
+                            access: try open(sealedAccess, .accessToken, session.accessTokenFingerprint))
+    }
+}
+
+/// The opened tokens of the current session, kept in locked memory while the vault is open.
+struct StoredTokens: Sendable {
+    var refresh: Token?
+    var access: Token?
+}
+
+/// The token columns; part of each seal's associated data.
+enum TokenColumn: String {
+    case refreshToken = "refresh_token"
+    case accessToken = "access_token"
+
+    /// session id, column and token version: a seal moved to another row, column or version fails.
+    func associatedData(sessionID: String, tokenVersion: Int64) -> [UInt8] {
+        Array("sessionvault/v1|\(sessionID)|\(rawValue)|\(tokenVersion)".utf8)
+    }
+}
+
+extension Date {
+    /// A date from Unix milliseconds (the vault's stored time unit).
+    init(unixMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(unixMilliseconds) / 1000) }
+
+    /// Unix milliseconds, rounded down.
+    var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+extension Vault {
+    /// Wipes this vault: crypto-shred (the key provider destroys its key), delete the database
+    /// and its -wal, -shm, -journal and header files, fsync the directory. With a `reason`, a
+    /// tombstone records why, and the next open reports `missing(.wipedAfterCorruption)`.
+    /// The vault is closed afterwards.
+    public func wipe(reason: CorruptionReason? = nil) throws(VaultError) {
+        pollTask?.cancel()
+        pollTask = nil
+        connection = nil
+        try Vault.recover(at: files.database, keys: keyProvider, reason: reason, now: clock())
+        emit(.wiped(reason?.kind))
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    /// The recovery after a `corrupted` outcome, without an open vault: wipes every file of the
+    /// vault at `path` and leaves a tombstone (reason, time, version; no secrets). Idempotent and
+    /// crash-safe (see `VaultWiper`). The next `open` creates a fresh, empty vault.
+    public static func recover(at path: String, keys: (any KeyProvider)?, reason: CorruptionReason?, now: Date = Date()) throws(VaultError) {
+        let tombstone = reason.map { Tombstone(reason: $0.kind, detail: $0.detail, wipedAt: now) }
+        try VaultWiper.wipe(VaultFiles(database: path), keys: keys, tombstone: tombstone)
+    }
+
+    /// The tombstone left by the last recovery wipe, if any.
+    public static func tombstone(at path: String) -> Tombstone? {
+        Tombstone.read(at: VaultFiles(database: path).tombstone)
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import Logging
+
+extension Vault {
+    /// Stores a new sign-in as the current session, replacing any previous one.
+    ///
+    /// Storing the very tokens already current is a no-op and emits nothing, so two runtimes
+    /// that mirror each other's updates do not loop.
+    /// - Parameters:
+    ///   - biometricEnabled: the unlock preference; nil keeps the device's current preference.
+    ///   - serverClockOffset: server minus local time in seconds, when the response's `Date`
+    ///     header was seen; used only to convert a server-stated `expires_at`.
+    @discardableResult
+    public func store(_ response: TokenResponse, biometricEnabled: Bool? = nil, serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
+        try refreshIfChangedElsewhere()
+        if let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
+           biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
+            return current.session
+        }
+        let id = Hex.encode(Sodium.randomBytes(16))
+        let sealed = try seal(response, keepingRefresh: nil, sessionID: id, tokenVersion: 1)
+        let biometric = biometricEnabled ?? state.biometricPreference
+        let previous = state.current?.session.id
+        try write("store") { connection, now in
+            let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: serverClockOffset ?? state.serverClockOffset)
+            if let previous {
+                try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(previous)])
+                try connection.run("DELETE FROM sessions WHERE id = ?", [.text(previous)])
+            }
+            let rolesJSON = String(decoding: (try? JSONEncoder().encode(identity.roles)) ?? Data("[]".utf8), as: UTF8.self)
+            try connection.run("""
+                INSERT INTO sessions (id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, token_type, scope,
+                    refresh_token, access_token, refresh_fingerprint, access_fingerprint, access_expires_at, server_expires_at,
+                    refresh_expires_at, issued_at, absolute_deadline, last_active_at, biometric_enabled, token_version, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                """, [
+                    .text(id), identity.issuer.sqlValue, .text(identity.subject), identity.tenant.sqlValue, identity.email.sqlValue,
+                    identity.displayName.sqlValue, .text(rolesJSON), .text(identity.metadataJSON), .text(response.tokenType),
+                    response.scope.sqlValue, sealed.refresh.sqlValue, .blob(sealed.access), sealed.refreshFingerprint.map { .text($0.hex) } ?? .null,
+                    .text(sealed.accessFingerprint.hex), times.accessExpiresAt.sqlValue, times.serverExpiresAt.sqlValue,
+                    times.refreshExpiresAt.sqlValue, .integer(now.unixMilliseconds), times.absoluteDeadline.sqlValue,
+                    .integer(now.unixMilliseconds), .integer(biometric ? 1 : 0), .integer(now.unixMilliseconds),
+                ])
+            try connection.run("""
+                UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
+                    server_clock_offset = ? WHERE singleton = 1
+                """, [.text(id), .integer(biometric ? 1 : 0), .integer(Int64(((serverClockOffset ?? state.serverClockOffset) * 1000).rounded()))])
+            try audit(connection, "stored", sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
+        }
+        try? FileIO.removeIfPresent(files.tombstone)
+        pendingActivity = nil
+        lastActivityWrite = nil
+        emit(.tokenUpdated(sealed.refreshFingerprint))
+        logger.info("stored session", metadata: ["vault.operation": "store", "session.id": "\(id)", "token.fp": "\(sealed.refreshFingerprint?.hex ?? "-")"])
+        return try requireSession()
+    }
+
+    /// Stores the result of a refresh: both tokens replaced in one durable transaction.
+    ///
+    /// Compare-and-swap: the write happens only if the current session is still the one at
+    /// `expectedVersion` (default: the version held now). A late result for a session that was
+    /// signed out, replaced or already rotated is dropped with `.staleSession`, never written
+    /// over newer state. A response without a refresh token keeps the stored one (RFC 6749 §6).
+    @discardableResult
+    public func rotate(_ response: TokenResponse, expectedVersion: Int64? = nil, serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        try refreshIfChangedElsewhere()
+        guard let current = state.current else { throw .staleSession }
+        let version = expectedVersion ?? current.session.tokenVersion
+        guard version == current.session.tokenVersion else { throw .staleSession }
+        if let identity = response.identity, identity.subject != current.session.identity.subject {
+            throw .invalidArgument("the refresh response is for another subject")
+        }
+        if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
+        let id = current.session.id
+        let sealed = try seal(response, keepingRefresh: state.tokens.refresh, sessionID: id, tokenVersion: version + 1)
+        try write("rotate") { connection, now in
+            let offset = serverClockOffset ?? state.serverClockOffset
+            let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
+            try connection.run("""
+                UPDATE sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ?,
+                    access_expires_at = ?, server_expires_at = ?, refresh_expires_at = coalesce(?, refresh_expires_at),
+                    token_type = ?, scope = coalesce(?, scope), token_version = ?, refresh_pending_since = NULL
+                WHERE id = ? AND token_version = ?
+                    AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
+                """, [
+                    sealed.refresh.sqlValue, .blob(sealed.access), sealed.refreshFingerprint.map { .text($0.hex) } ?? .null,
+                    .text(sealed.accessFingerprint.hex), times.accessExpiresAt.sqlValue, times.serverExpiresAt.sqlValue,
+                    response.refreshToken == nil ? .null : times.refreshExpiresAt.sqlValue, .text(response.tokenType),
+                    response.scope.sqlValue, .integer(version + 1), .text(id), .integer(version),
+                ])
+            guard connection.changes == 1 else { throw VaultError.staleSession }
+            if let identity = response.identity {
+                try connection.run("UPDATE sessions SET email = coalesce(?, email), display_name = coalesce(?, display_name) WHERE id = ?",
+                                   [identity.email.sqlValue, identity.displayName.sqlValue, .text(id)])
+            }
+            if serverClockOffset != nil {
+                try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(Int64((offset * 1000).rounded()))])
+            }
+            try audit(connection, "rotated", sessionID: id, fingerprint: sealed.refreshFingerprint, reason: nil, at: now)
+        }
+        emit(.tokenUpdated(sealed.refreshFingerprint))
+        logger.info("rotated tokens", metadata: ["vault.operation": "rotate", "session.id": "\(id)", "token.fp": "\(sealed.refreshFingerprint?.hex ?? "-")"])
+        return try requireSession()
+    }
+
+    /// Records user activity (for the idle timeout). Called on every interaction, so it is
+    /// coalesced: written at most once per `policy.touchCoalescingInterval`, at synchronous=NORMAL
+    /// (losing the last few seconds of activity to a power cut only makes the idle check stricter).
+    public func touch() throws(VaultError) {
+        let now = clock()
+        pendingActivity = now
+        if let last = lastActivityWrite, now.timeIntervalSince(last) < policy.touchCoalescingInterval, now >= last { return }
+        try flushActivity()
+    }
+
+    /// Writes coalesced activity now (also done by `close`).
+    public func flushActivity() throws(VaultError) {
+        guard let activity = pendingActivity, let id = state.current?.session.id else { return }
+        let connection = try liveConnection()
+        do {
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            defer { try? connection.execute("PRAGMA synchronous = FULL") }
+            try connection.transaction {
+                try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
+                try connection.run("UPDATE vault_state SET last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1", [.integer(activity.unixMilliseconds)])
+            }
+        } catch {
+            throw mapWriteError(error)
+        }
+        state.current?.session.lastActiveAt = max(state.current?.session.lastActiveAt ?? activity, activity)
+        state.lastWallClock = max(state.lastWallClock, activity)
+        lastActivityWrite = activity
+        pendingActivity = nil
+    }
+
+    /// Turns biometric unlock on or off for the current session and the device preference.
+    /// - Parameter domainState: the platform's opaque enrolment value (LAContext
+    ///   `evaluatedPolicyDomainState`); if it differs at unlock, the user re-enrolled.
+    public func setBiometricUnlock(_ enabled: Bool, domainState: [UInt8]? = nil) throws(VaultError) {
+        let id = state.current?.session.id
+        try write("biometric") { connection, now in
+            if let id {
+                try connection.run("UPDATE sessions SET biometric_enabled = ?, biometric_domain_state = ? WHERE id = ?",
+                                   [.integer(enabled ? 1 : 0), enabled ? domainState.sqlValue : .null, .text(id)])
+            }
+            try connection.run("UPDATE vault_state SET biometric_preference = ? WHERE singleton = 1", [.integer(enabled ? 1 : 0)])
+            try audit(connection, enabled ? "biometricEnabled" : "biometricDisabled", sessionID: id, fingerprint: nil, reason: nil, at: now)
+        }
+        emit(.biometricChanged(enabled))
+    }
+
+    /// Ends the current session: deletes its tokens, access cache and unlock state. The
+    /// biometric preference is kept unless `policy.clearsBiometricPreferenceOnSignOut`.
+    /// - Parameter reason: why, as later reported by the `missing` path (default `.signedOut`).
+    public func signOut(reason: MissingReason = .signedOut) throws(VaultError) {
+        let current = state.current?.session
+        try write("signOut") { connection, now in
+            if let id = current?.id {
+                try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
+                try connection.run("DELETE FROM sessions WHERE id = ?", [.text(id)])
+            }
+            try connection.run("UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1", [.text(reason.code)])
+            if policy.clearsBiometricPreferenceOnSignOut {
+                try connection.run("UPDATE vault_state SET biometric_preference = 0 WHERE singleton = 1")
+            }
+            try audit(connection, "signedOut", sessionID: current?.id, fingerprint: current?.refreshTokenFingerprint, reason: reason.code, at: now)
+        }
+        pendingActivity = nil
+        emit(.signedOut)
+        logger.info("signed out", metadata: ["vault.operation": "signOut", "reason": "\(reason.code)"])
+    }
+
+    /// Records the delegated subject (e.g. the patient a caregiver acts for). Only with a value
+    /// from the server that validated the switch; nil returns to the user's own context.
+    public func switchActiveSubject(to subject: String?, validatedBy proof: String) throws(VaultError) {
+        guard !proof.isEmpty else { throw .invalidArgument("a server validation value is required to switch the active subject") }
+        guard let id = state.current?.session.id else { throw .noSession }
+        try write("switchSubject") { connection, now in
+            try connection.run("UPDATE sessions SET active_subject = ?, active_subject_proof = ? WHERE id = ?",
+                               [subject.sqlValue, .text(proof), .text(id)])
+            try audit(connection, "activeSubjectChanged", sessionID: id, fingerprint: nil, reason: subject ?? "self", at: now)
+        }
+        emit(.activeSubjectChanged(subject))
+    }
+
+    /// Durably marks a refresh as in flight, before the network call. If the app dies before
+    /// the result is stored, the next launch sees `expired(.refreshInterrupted)`.
+    func markRefreshPending(version: Int64) throws(VaultError) {
+        guard let id = state.current?.session.id else { throw .staleSession }
+        try write("refreshPending") { connection, now in
+            try connection.run("UPDATE sessions SET refresh_pending_since = ? WHERE id = ? AND token_version = ?",
+                               [.integer(now.unixMilliseconds), .text(id), .integer(version)])
+            guard connection.changes == 1 else { throw VaultError.staleSession }
+        }
+    }
+
+    /// Clears the in-flight mark after a refresh that changed nothing (network failure).
+    func clearRefreshPending(version: Int64) throws(VaultError) {
+        guard let id = state.current?.session.id, state.current?.session.refreshPendingSince != nil else { return }
+        try write("refreshSettled") { connection, _ in
+            try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?", [.text(id), .integer(version)])
+        }
+    }
+
+    // MARK: Internals
+
+    /// Runs `body` in one immediate, durable transaction that also advances the generation, then
+    /// re-reads the state and records the generation in the header.
+    func write(_ operation: String, _ body: (Connection, Date) throws -> Void) throws(VaultError) {
+        let connection = try liveConnection()
+        let now = clock()
+        do {
+            try connection.transaction {
+                try body(connection, now)
+                if let activity = pendingActivity, let id = state.current?.session.id {
+                    try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
+                }
+                try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
+                                   [.integer(now.unixMilliseconds)])
+            }
+        } catch {
+            throw mapWriteError(error)
+        }
+        do {
+            state = try VaultState.load(from: connection, keys: keys)
+        } catch let reason as CorruptionReason {
+            throw .corrupted(reason)
+        } catch {
+            throw mapWriteError(error)
+        }
+        lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? lastDataVersion
+        do {
+            try header.recordGeneration(state.generation)
+        } catch {
+            // The commit stands; a lagging header is repaired on the next open.
+            logger.warning("header generation not recorded", metadata: ["vault.operation": "\(operation)", "error": "\(error)"])
+        }
+    }
+
+    func mapWriteError(_ error: any Error) -> VaultError {
+        switch error {
+        case let error as VaultError: return error
+        case let error as SQLiteError: return VaultOpener.classify(error, files: files)
+        case let error as CorruptionReason: return .corrupted(error)
+        case let error as FileIOError: return .io(error)
+        case let error as CryptoError: return .crypto(error)
+        default: return .invalidArgument("\(error)")
+        }
+    }
+
+    func audit(_ connection: Connection, _ event: String, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
+        try connection.run("INSERT INTO audit_log (at, event, session_id, fingerprint, reason) VALUES (?, ?, ?, ?, ?)",
+                           [.integer(time.unixMilliseconds), .text(event), sessionID.sqlValue, fingerprint.map { .text($0.hex) } ?? .null, reason.sqlValue])
+        // Capped: the log is for support, not an archive, and must not grow the file forever.
+        try connection.run("DELETE FROM audit_log WHERE id <= last_insert_rowid() - ?", [.integer(Int64(policy.auditLogCapacity))])
+    }
+
+    private func requireSession() throws(VaultError) -> Session {
+        guard let session = state.current?.session else { throw .noSession }
+        return session
+    }
+
+    private func holdsSameTokens(as response: TokenResponse) -> Bool {
+        guard let access = state.tokens.access, access.hasSameValue(as: response.accessToken) else { return false }
+        guard let incoming = response.refreshToken else { return true }
+        return state.tokens.refresh?.hasSameValue(as: incoming) ?? false
+    }
+
+    private struct SealedTokens {
+        let refresh: [UInt8]?
+        let access: [UInt8]
+        let refreshFingerprint: Fingerprint?
+        let accessFingerprint: Fingerprint
+    }
+
+    private func seal(_ response: TokenResponse, keepingRefresh kept: Token?, sessionID: String, tokenVersion: Int64) throws(VaultError) -> SealedTokens {
+        let refresh = response.refreshToken ?? kept
+        return SealedTokens(
+            refresh: refresh.map { FieldCipher.seal($0.secret, key: keys.fieldKey, associatedData: TokenColumn.refreshToken.associatedData(sessionID: sessionID, tokenVersion: tokenVersion)) },
+            access: FieldCipher.seal(response.accessToken.secret, key: keys.fieldKey, associatedData: TokenColumn.accessToken.associatedData(sessionID: sessionID, tokenVersion: tokenVersion)),
+            refreshFingerprint: refresh.map { keys.fingerprint(of: $0.secret) },
+            accessFingerprint: keys.fingerprint(of: response.accessToken.secret))
+    }
+}
+
+/// Expiry times of a token response, computed against the local time of receipt.
+struct TokenTimes {
+    let accessExpiresAt: Int64?
+    let serverExpiresAt: Int64?
+    let refreshExpiresAt: Int64?
+    let absoluteDeadline: Int64?
+
+    init(_ response: TokenResponse, receivedAt now: Date, policy: ResumePolicy, serverClockOffset: TimeInterval) {
+        let receipt = now.unixMilliseconds
+        if let expiresIn = response.expiresIn {
+            accessExpiresAt = receipt + expiresIn * 1000
+        } else if let expiresAt = response.expiresAt {
+            // Only a server time is known: move it onto the local clock.
+            accessExpiresAt = expiresAt * 1000 - Int64((serverClockOffset * 1000).rounded())
+        } else {
+            accessExpiresAt = nil
+        }
+        serverExpiresAt = response.expiresAt.map { $0 * 1000 }
+        refreshExpiresAt = receipt + Int64(((response.refreshExpiresIn.map(Double.init) ?? policy.refreshTokenLifetime) * 1000).rounded())
+        absoluteDeadline = policy.absoluteLifetime.map { receipt + Int64(($0 * 1000).rounded()) }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+
+/// The session store: one encrypted SQLCipher file, its header, and the current session.
+///
+/// An actor: it owns the one connection the process keeps open, and serializes every use of it.
+/// Open it once per process (`Vault.open`) and keep it.
+public actor Vault {
+    /// The vault's files.
+    public nonisolated let files: VaultFiles
+    /// The policy used for expiry computations at store time and by `resumePath()`.
+    public nonisolated let policy: ResumePolicy
+    let keyProvider: any KeyProvider
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    var connection: Connection?
+    var keys: VaultKeys
+    var header: HeaderFile
+    var state: VaultState
+    var subscribers: [UUID: AsyncStream<VaultEvent>.Continuation] = [:]
+    var pollTask: Task<Void, Never>?
+    var lastDataVersion: Int64 = 0
+    /// Latest activity not yet written (touch coalescing).
+    var pendingActivity: Date?
+    var lastActivityWrite: Date?
+
+    /// Opens the vault at `path`, creating it (and, with a key file provider, its key) when absent.
+    ///
+    /// - Throws: `.corrupted(reason)` when the store cannot be trusted (call `Vault.recover`),
+    ///   `.unavailable` when the key cannot be read right now (retry; nothing is touched), other
+    ///   cases for operational failures.
+    public static func open(at path: String, keys: any KeyProvider, policy: ResumePolicy = .standard,
+                            clock: @escaping @Sendable () -> Date = { Date() },
+                            logger: Logger = Vault.silentLogger, create: Bool = true) throws(VaultError) -> Vault {
+        let files = VaultFiles(database: path)
+        let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: create).open()
+        return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened)
+    }
+
+    private init(files: VaultFiles, keyProvider: any KeyProvider, policy: ResumePolicy, clock: @escaping @Sendable () -> Date,
+                 logger: Logger, opened: sending VaultOpener.Opened) {
+        self.files = files
+        self.keyProvider = keyProvider
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        self.connection = opened.connection
+        self.keys = opened.keys
+        self.header = opened.header
+        self.state = opened.state
+        self.lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+    }
+
+    /// A logger that drops everything: the library never bootstraps logging itself.
+    public static let silentLogger = Logger(label: "SessionVault", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    // MARK: Reading
+
+    /// What `ResumeDecision.decide` needs. Notices changes committed by another process first.
+    public func snapshot() throws(VaultError) -> VaultSnapshot {
+        try refreshIfChangedElsewhere()
+        return state.snapshot
+    }
+
+    /// The resume path right now, under this vault's policy and clock.
+    public func resumePath() throws(VaultError) -> ResumePath {
+        ResumeDecision.decide(try snapshot(), now: clock(), policy: policy)
+    }
+
+    /// The current session, redacted (tokens only as fingerprints); nil when signed out.
+    public func currentSession() throws(VaultError) -> Session? {
+        try refreshIfChangedElsewhere()
+        return state.current?.session
+    }
+
+    /// The current refresh token: the one call an app (or a `SessionRefresher`) uses to send it
+    /// to its server. Nil when there is no session.
+    public func refreshToken() throws(VaultError) -> Token? {
+        try refreshIfChangedElsewhere()
+        return state.tokens.refresh
+    }
+
+    /// The cached access token, for the app's API calls. Nil when none is cached.
+    public func accessToken() throws(VaultError) -> Token? {
+        try refreshIfChangedElsewhere()
+        return state.tokens.access
+    }
+
+    /// The biometric domain state recorded when biometric unlock was enabled (opaque bytes from
+    /// the platform), to notice a changed enrolment.
+    public func biometricDomainState() -> [UInt8]? { state.current?.biometricDomainState }
+
+    /// The header's record: generation and key check value (public values, for the CLI).
+    public var generation: UInt64 { state.generation }
+
+    /// Closes the connection after writing any coalesced activity. Further calls throw `.closed`.
+    public func close() {
+        try? flushActivity()
+        pollTask?.cancel()
+        pollTask = nil
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+        connection = nil
+    }
+
+    func liveConnection() throws(VaultError) -> Connection {
+        guard let connection else { throw .closed }
+        return connection
+    }
+}

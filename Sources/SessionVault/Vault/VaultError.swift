@@ -1,0 +1,45 @@
+/// Why a vault operation failed. Descriptions name files, fields and conditions; never a token
+/// or a key.
+public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store cannot be trusted; see the taxonomy. Recover (wipe) and send the user to login.
+    case corrupted(CorruptionReason)
+    /// The key or file cannot be read right now; retry. Nothing is wiped.
+    case unavailable(retryAfter: Double, detail: String)
+    /// The key provider refused (e.g. a key file readable by others).
+    case keyProvider(KeyProviderError)
+    /// The SQLite library linked is not SQLCipher (`PRAGMA cipher_version` is empty): refusing
+    /// to write tokens into a plaintext database.
+    case notSQLCipher
+    /// A database operation failed (disk full, read-only directory, busy). Nothing committed was lost.
+    case database(SQLiteError)
+    /// A file operation failed.
+    case io(FileIOError)
+    case crypto(CryptoError)
+    case invalidTokenResponse(TokenResponseError)
+    /// The operation needs a current session and there is none.
+    case noSession
+    /// The session changed (signed out, replaced or rotated) since the caller read it: the
+    /// result was dropped instead of being written over newer state.
+    case staleSession
+    /// The vault was closed or wiped.
+    case closed
+    /// An argument is out of range.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .corrupted(let reason): return "vault corrupted: \(reason)"
+        case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
+        case .keyProvider(let error): return "\(error)"
+        case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
+        case .database(let error): return "\(error)"
+        case .io(let error): return "\(error)"
+        case .crypto(let error): return "\(error)"
+        case .invalidTokenResponse(let error): return "\(error)"
+        case .noSession: return "no current session"
+        case .staleSession: return "the session changed meanwhile; result dropped"
+        case .closed: return "the vault is closed"
+        case .invalidArgument(let detail): return "invalid argument: \(detail)"
+        }
+    }
+}

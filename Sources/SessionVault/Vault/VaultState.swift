@@ -1,0 +1,50 @@
+import Foundation
+
+/// What the vault holds right now, as read at open and kept current by every write.
+struct VaultState {
+    var current: SessionRow?
+    var tokens: StoredTokens
+    var generation: UInt64
+    var lastWallClock: Date
+    var emptyReason: MissingReason
+    var serverClockOffset: TimeInterval
+    var biometricPreference: Bool
+
+    var snapshot: VaultSnapshot {
+        guard let current else { return .empty(emptyReason) }
+        return .session(current.session, lastWallClock: lastWallClock, serverClockOffset: serverClockOffset)
+    }
+
+    /// Reads the state row and the current session, opening its tokens.
+    static func load(from connection: Connection, keys: VaultKeys) throws -> VaultState {
+        let stateRow = try connection.cached("""
+            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference
+            FROM vault_state WHERE singleton = 1
+            """)
+        try stateRow.bind([])
+        defer { stateRow.reset() }
+        guard try stateRow.step() else { throw CorruptionReason(.invariantViolation, "the vault_state row is missing") }
+        let currentID = stateRow.text(0)
+        let generation = stateRow.int64(1)
+        guard generation > 0 else { throw CorruptionReason(.invariantViolation, "generation \(generation) is not positive") }
+        var state = VaultState(
+            current: nil, tokens: StoredTokens(), generation: UInt64(generation),
+            lastWallClock: Date(unixMilliseconds: stateRow.int64(2)),
+            emptyReason: MissingReason(code: stateRow.text(3) ?? ""),
+            serverClockOffset: Double(stateRow.int64(4)) / 1000,
+            biometricPreference: stateRow.int64(5) != 0)
+        stateRow.reset()
+        if let currentID {
+            let sessionRow = try connection.cached(SessionRow.selectByID)
+            try sessionRow.bind([.text(currentID)])
+            defer { sessionRow.reset() }
+            guard try sessionRow.step() else {
+                throw CorruptionReason(.invariantViolation, "the current session \(currentID) does not exist")
+            }
+            let row = try SessionRow(sessionRow)
+            state.tokens = try row.openTokens(with: keys)
+            state.current = row
+        }
+        return state
+    }
+}

@@ -1,0 +1,2 @@
+// Placeholder; grown by the multi-process tests.
+print("VaultTestHost")

@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct SessionVaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sessionvault", abstract: "Inspect SessionVault vaults.")
+}

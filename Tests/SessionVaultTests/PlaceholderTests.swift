@@ -1,0 +1,3 @@
+import Testing
+@testable import SessionVault
+@Test func placeholder() { #expect(EmbeddedMigrations.all.count == 4) }
