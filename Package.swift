@@ -50,16 +50,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // A child process for the tests that need a second process or a SIGKILL.
+        // Child processes for the tests that need a second process or a SIGKILL.
         .executableTarget(
             name: "VaultTestHost",
+            dependencies: ["SessionVault"]
+        ),
+        .executableTarget(
+            name: "VaultCrashHost",
             dependencies: ["SessionVault"]
         ),
 
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "CSQLCipher", "CSodium"],
-            resources: []
+            dependencies: ["SessionVault", "CSQLCipher", "CSodium"]
+        ),
+        .testTarget(
+            name: "CorruptionRecoveryTests",
+            dependencies: ["SessionVault", "CSQLCipher", "CSodium"]
+        ),
+        .testTarget(
+            name: "SessionVaultCLITests",
+            dependencies: ["SessionVault"]
         ),
     ],
     swiftLanguageModes: [.v6]

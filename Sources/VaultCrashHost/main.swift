@@ -1,0 +1,2 @@
+// Placeholder; the corruption-recovery suite grows it.
+print("VaultCrashHost")
