@@ -1,0 +1,19 @@
+/// One problem found by a full `verify()` scan.
+public struct VerificationFinding: Sendable, Equatable, Codable {
+    public var kind: CorruptionKind
+    public var detail: String
+    /// The page number, when the problem is tied to a page.
+    public var page: Int?
+    /// The table, when known.
+    public var table: String?
+    /// The session, when the problem is in a session row.
+    public var sessionID: String?
+
+    public init(kind: CorruptionKind, detail: String, page: Int? = nil, table: String? = nil, sessionID: String? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.page = page
+        self.table = table
+        self.sessionID = sessionID
+    }
+}
