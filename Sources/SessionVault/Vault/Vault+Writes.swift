@@ -90,6 +90,8 @@ extension Vault {
                     response.scope.sqlValue, .integer(version + 1), .text(id), .integer(version),
                 ])
             guard connection.changes == 1 else { throw VaultError.staleSession }
+            // The refresh this result settles is over: its lease goes in the same transaction.
+            try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
             if let identity = response.identity {
                 try connection.run("UPDATE sessions SET email = coalesce(?, email), display_name = coalesce(?, display_name) WHERE id = ?",
                                    [identity.email.sqlValue, identity.displayName.sqlValue, .text(id)])
@@ -184,40 +186,24 @@ extension Vault {
         emit(.activeSubjectChanged(subject))
     }
 
-    /// Durably marks a refresh as in flight, before the network call. If the app dies before
-    /// the result is stored, the next launch sees `expired(.refreshInterrupted)`.
-    func markRefreshPending(version: Int64) throws(VaultError) {
-        guard let id = state.current?.session.id else { throw .staleSession }
-        try write("refreshPending") { connection, now in
-            try connection.run("UPDATE sessions SET refresh_pending_since = ? WHERE id = ? AND token_version = ?",
-                               [.integer(now.unixMilliseconds), .text(id), .integer(version)])
-            guard connection.changes == 1 else { throw VaultError.staleSession }
-        }
-    }
-
-    /// Clears the in-flight mark after a refresh that changed nothing (network failure).
-    func clearRefreshPending(version: Int64) throws(VaultError) {
-        guard let id = state.current?.session.id, state.current?.session.refreshPendingSince != nil else { return }
-        try write("refreshSettled") { connection, _ in
-            try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?", [.text(id), .integer(version)])
-        }
-    }
-
     // MARK: Internals
 
     /// Runs `body` in one immediate, durable transaction that also advances the generation, then
     /// re-reads the state and records the generation in the header.
-    func write(_ operation: String, _ body: (Connection, Date) throws -> Void) throws(VaultError) {
+    @discardableResult
+    func write<T>(_ operation: String, _ body: (Connection, Date) throws -> T) throws(VaultError) -> T {
         let connection = try liveConnection()
         let now = clock()
+        let result: T
         do {
-            try connection.transaction {
-                try body(connection, now)
+            result = try connection.transaction {
+                let value = try body(connection, now)
                 if let activity = pendingActivity, let id = state.current?.session.id {
                     try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
                 }
                 try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
                                    [.integer(now.unixMilliseconds)])
+                return value
             }
         } catch {
             throw mapWriteError(error)
@@ -236,6 +222,7 @@ extension Vault {
             // The commit stands; a lagging header is repaired on the next open.
             logger.warning("header generation not recorded", metadata: ["vault.operation": "\(operation)", "error": "\(error)"])
         }
+        return result
     }
 
     func mapWriteError(_ error: any Error) -> VaultError {

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The error body of an auth server or API, in any of the shapes we serve: OAuth 2.0
+/// (`error`, `error_description`), GoTrue (`error_code`, `msg`), and the app contract
+/// (`{"success":false,"error":{"code":"SESSION_EXPIRED","message":…}}`).
+struct AuthErrorBody {
+    var error: String?
+    var errorCode: String?
+    var messages: [String] = []
+    var retryAfter: TimeInterval?
+
+    init(_ data: Data) {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            // Not JSON: the raw text may still carry a recognisable message.
+            if let text = String(data: data.prefix(2048), encoding: .utf8) { messages = [text] }
+            return
+        }
+        if let nested = object["error"] as? [String: Any] {
+            errorCode = nested["code"] as? String
+            messages += [nested["message"] as? String].compactMap { $0 }
+        } else {
+            error = object["error"] as? String
+        }
+        errorCode = errorCode ?? (object["error_code"] as? String) ?? (object["code"] as? String)
+        messages += ["error_description", "msg", "message"].compactMap { object[$0] as? String }
+        if let seconds = object["retry_after"] as? NSNumber { retryAfter = seconds.doubleValue }
+    }
+
+    /// Case-insensitive patterns that mean "the session is over and the user should be told".
+    static let sessionExpiredPatterns = ["jwt expired", "token expired", "session expired", "refresh_token_not_found",
+                                         "invalid refresh token", "session_expired", "session_not_found"]
+
+    private var allText: [String] { ([error, errorCode].compactMap { $0 } + messages).map { $0.lowercased() } }
+
+    var saysSessionExpired: Bool {
+        allText.contains { text in Self.sessionExpiredPatterns.contains { text.contains($0) } }
+    }
+
+    var saysAuthRequired: Bool { allText.contains { $0.contains("auth_required") } }
+
+    var saysInvalidGrant: Bool {
+        allText.contains { $0 == "invalid_grant" || $0.contains("refresh_token_already_used") || $0.contains("refresh_token_not_found") }
+    }
+
+    /// The refresh endpoint's answer, classified.
+    static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
+        let parsed = AuthErrorBody(body)
+        switch status {
+        case 429:
+            let header = retryAfterHeader.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            return .rateLimited(retryAfter: parsed.retryAfter ?? header ?? 60)
+        case 400, 401, 403:
+            if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" { return .sessionExpired }
+            if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" { return .authRequired }
+            if parsed.saysInvalidGrant { return .invalidGrant }
+            if parsed.saysSessionExpired { return .sessionExpired }
+            if status == 401 || status == 403 { return .authRequired }
+            // A 400 that does not reject the grant (invalid_request, unsupported_grant_type) is
+            // our request's fault, not the token's: keep the session.
+            return .serverUnavailable(status: status)
+        default:
+            return .serverUnavailable(status: status)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/// How a biometric prompt ended.
+public enum BiometricResult: Sendable, Equatable {
+    case success
+    /// Not recognised.
+    case failed
+    /// The user dismissed the prompt.
+    case cancelled
+    /// No biometrics on this device right now (not enrolled, locked out, no hardware).
+    case unavailable
+}

@@ -1,0 +1,31 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Refreshes at any RFC 6749 token endpoint (§6): form-encoded `grant_type=refresh_token`,
+/// `refresh_token`, `client_id` (public clients) and optional `scope`.
+public struct OAuth2Refresher: SessionRefresher {
+    public let tokenEndpoint: URL
+    public let clientID: String
+    public let scope: String?
+    private let transport: HTTPRefreshTransport
+
+    public init(tokenEndpoint: URL, clientID: String, scope: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.scope = scope
+        self.transport = HTTPRefreshTransport(session: session, timeout: timeout)
+    }
+
+    public func refresh(using refreshToken: Token) async throws(RefreshError) -> RefreshedTokens {
+        var body = Data("grant_type=refresh_token&refresh_token=".utf8)
+        refreshToken.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }
+        body.append(contentsOf: Array("&client_id=".utf8) + FormText.encoded(Array(clientID.utf8)))
+        if let scope { body.append(contentsOf: Array("&scope=".utf8) + FormText.encoded(Array(scope.utf8))) }
+        return try await transport.post(tokenEndpoint, headers: [
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/json",
+        ], body: body)
+    }
+}

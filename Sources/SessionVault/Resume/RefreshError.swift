@@ -1,0 +1,41 @@
+import Foundation
+
+/// Why a refresh did not produce tokens, classified by what the app must do.
+public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 400 `invalid_grant` (or GoTrue's refresh_token_not_found / already_used): the refresh
+    /// token is dead. Session over: clear tokens, full login.
+    case invalidGrant
+    /// 401 `SESSION_EXPIRED` (or a session/JWT/token-expired message): over, and tell the user
+    /// "your session has expired".
+    case sessionExpired
+    /// 401 `AUTH_REQUIRED`: over, no message.
+    case authRequired
+    /// 429: try again after the delay; tokens kept.
+    case rateLimited(retryAfter: TimeInterval)
+    /// 5xx or another status that says nothing about the token: tokens kept, retry later.
+    case serverUnavailable(status: Int)
+    /// No answer (connection refused, dropped, timed out): tokens kept, the app is offline.
+    case network(String)
+    /// A 2xx whose body is not a usable token response: tokens kept (nothing was stored).
+    case invalidResponse(String)
+
+    public var description: String {
+        switch self {
+        case .invalidGrant: return "refresh token rejected (invalid_grant)"
+        case .sessionExpired: return "session expired (server)"
+        case .authRequired: return "authentication required (server)"
+        case .rateLimited(let retryAfter): return "rate limited; retry after \(retryAfter) s"
+        case .serverUnavailable(let status): return "server answered \(status)"
+        case .network(let detail): return "network: \(detail)"
+        case .invalidResponse(let detail): return "invalid token response: \(detail)"
+        }
+    }
+
+    /// Whether the session is over (tokens must be cleared).
+    public var endsSession: Bool {
+        switch self {
+        case .invalidGrant, .sessionExpired, .authRequired: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,293 @@
+import Foundation
+import Logging
+
+/// Decides and carries out the resume path on every launch and every return from background.
+///
+/// It opens the vault (once), decides the path with `ResumeDecision`, and for `expired` unlocks
+/// (biometric if enabled), refreshes through the injected `SessionRefresher` and stores the
+/// rotated tokens durably before returning home. Refreshes are single-flight: any number of
+/// concurrent callers in this process share one network call, and across processes the refresh
+/// lease in the vault file lets only one process spend the refresh token.
+public actor ResumeManager {
+    private let path: String?
+    private let keys: (any KeyProvider)?
+    private var openedVault: Vault?
+    private let refresher: any SessionRefresher
+    private let biometrics: (any BiometricGate)?
+    private let policy: ResumePolicy
+    private let clock: @Sendable () -> Date
+    private let logger: Logger
+    /// Identifies this manager's refreshes in the shared lease row.
+    private let leaseOwner = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
+    /// How long a lease holder may take before another process may take over.
+    public let leaseDuration: TimeInterval
+    private var inFlight: Task<ResumeOutcome, Never>?
+    private var backoff: RetryBackoff
+
+    /// A manager that opens the vault at `path` itself on the first `resume()` (and reopens it
+    /// after a recovery wipe).
+    public init(path: String, keys: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
+                policy: ResumePolicy = .standard, clock: @escaping @Sendable () -> Date = { Date() },
+                logger: Logger = Vault.silentLogger, leaseDuration: TimeInterval = 30, backoff: RetryBackoff = RetryBackoff()) {
+        self.path = path
+        self.keys = keys
+        self.refresher = refresher
+        self.biometrics = biometrics
+        self.policy = policy
+        self.clock = clock
+        self.logger = logger
+        self.leaseDuration = leaseDuration
+        self.backoff = backoff
+    }
+
+    /// A manager for a vault the app already opened.
+    public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
+                clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Vault.silentLogger,
+                leaseDuration: TimeInterval = 30, backoff: RetryBackoff = RetryBackoff()) {
+        self.path = nil
+        self.keys = nil
+        self.openedVault = vault
+        self.refresher = refresher
+        self.biometrics = biometrics
+        self.policy = vault.policy
+        self.clock = clock
+        self.logger = logger
+        self.leaseDuration = leaseDuration
+        self.backoff = backoff
+    }
+
+    /// The open vault, once `resume()` has opened it.
+    public var vault: Vault? { openedVault }
+
+    /// The open vault, opening it if needed; nil when it cannot be opened now.
+    func currentVault() -> Vault? { try? openVault() }
+
+    /// Decides the path and carries it out.
+    public func resume() async -> ResumeOutcome {
+        let vault: Vault
+        let path: ResumePath
+        do {
+            vault = try openVault()
+            path = try await vault.resumePath()
+        } catch {
+            return await outcome(for: error)
+        }
+        logger.debug("resume path decided", metadata: ["resume.path": "\(path.name)", "resume.reason": "\(path.reason)"])
+        switch path {
+        case .valid(let session):
+            try? await vault.touch()
+            return .home(session)
+        case .missing(let reason):
+            return await endSession(vault, reason: reason)
+        case .corrupted(let reason):
+            return await recover(from: reason)
+        case .unavailable(let retryAfter, let detail):
+            return .unavailable(retryAfter: retryAfter, detail: detail)
+        case .expired(let session, let reason):
+            if let unlocked = await unlock(vault, session: session, reason: reason) { return unlocked }
+            return await refresh(expected: session)
+        }
+    }
+
+    /// Continues after the app's own PIN or password screen accepted the user (following a
+    /// `.locked` outcome): refreshes and goes home.
+    public func resumeAfterUnlock() async -> ResumeOutcome {
+        guard let vault = openedVault else { return await resume() }
+        do {
+            guard let session = try await vault.currentSession() else { return await resume() }
+            try await vault.touch()
+            return await refresh(expected: session)
+        } catch {
+            return await outcome(for: error)
+        }
+    }
+
+    /// Refreshes now (single-flight), e.g. from a background task. On failure the outcome's
+    /// `retryAfter` carries the backoff delay for the next attempt.
+    public func refreshNow() async -> ResumeOutcome {
+        do {
+            let vault = try openVault()
+            guard let session = try await vault.currentSession() else { return await resume() }
+            return await refresh(expected: session)
+        } catch {
+            return await outcome(for: error)
+        }
+    }
+
+    // MARK: Paths
+
+    /// Biometric unlock when enabled; nil means "go on and refresh".
+    private func unlock(_ vault: Vault, session: Session, reason: ExpiryReason) async -> ResumeOutcome? {
+        guard session.biometricEnabled, let biometrics else {
+            // Idle without biometrics: the app's own password screen, then resumeAfterUnlock().
+            return reason == .idle ? .locked : nil
+        }
+        let recorded = await vault.biometricDomainState()
+        if let recorded, let current = await biometrics.currentDomainState(), current != recorded {
+            // Someone enrolled a new finger or face: the stored unlock no longer proves the owner.
+            try? await vault.setBiometricUnlock(false)
+            return await endSession(vault, reason: .biometryChanged)
+        }
+        switch await biometrics.authenticate(reason: "Unlock to continue your session") {
+        case .success:
+            try? await vault.touch()
+            return nil
+        case .failed, .cancelled, .unavailable:
+            return .locked
+        }
+    }
+
+    /// Single-flight: callers during one refresh share its outcome.
+    private func refresh(expected session: Session) async -> ResumeOutcome {
+        if let inFlight { return await inFlight.value }
+        let task = Task { await self.performRefresh(expected: session) }
+        inFlight = task
+        let outcome = await task.value
+        inFlight = nil
+        return outcome
+    }
+
+    private func performRefresh(expected session: Session) async -> ResumeOutcome {
+        guard let vault = openedVault else { return .unavailable(retryAfter: 1, detail: "the vault is not open") }
+        do {
+            // Someone (this process earlier, or another one) may have refreshed already.
+            if let current = try await vault.currentSession(), current.id == session.id, current.tokenVersion > session.tokenVersion {
+                return .home(current)
+            }
+            switch try await vault.acquireRefreshLease(owner: leaseOwner, expectedVersion: session.tokenVersion, duration: leaseDuration) {
+            case .heldElsewhere(let until):
+                return await waitForOtherRefresh(vault, session: session, until: until)
+            case .acquired:
+                break
+            }
+            guard let token = try await vault.refreshToken() else { return await endSession(vault, reason: .signedOut) }
+            let interrupted = session.refreshPendingSince != nil
+            let refreshed: RefreshedTokens
+            do {
+                refreshed = try await refresher.refresh(using: token)
+            } catch {
+                return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
+            }
+            let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
+            let stored = try await vault.rotate(refreshed.response, expectedVersion: session.tokenVersion, serverClockOffset: offset)
+            backoff.reset()
+            logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
+            return .home(stored)
+        } catch VaultError.staleSession {
+            // The session was signed out or replaced while we refreshed: report what is there now.
+            return await outcomeWithoutRefresh(vault)
+        } catch {
+            return await outcome(for: error)
+        }
+    }
+
+    private func settleFailedRefresh(_ vault: Vault, session: Session, error: RefreshError, interrupted: Bool) async -> ResumeOutcome {
+        logger.notice("refresh failed", metadata: ["refresh.error": "\(error)"])
+        switch error {
+        case .invalidGrant:
+            return await endSession(vault, reason: interrupted ? .refreshInterrupted : .refreshRejected)
+        case .sessionExpired:
+            return await endSession(vault, reason: .sessionExpired)
+        case .authRequired:
+            return await endSession(vault, reason: .authRequired)
+        case .rateLimited(let retryAfter):
+            try? await vault.releaseRefreshLease(owner: leaseOwner)
+            _ = backoff.nextDelay()
+            return .offline(session, retryAfter: retryAfter)
+        case .serverUnavailable, .network, .invalidResponse:
+            try? await vault.releaseRefreshLease(owner: leaseOwner)
+            return .offline(session, retryAfter: backoff.nextDelay())
+        }
+    }
+
+    /// Another process holds the lease: wait for its result to land in the file instead of
+    /// spending the same refresh token.
+    private func waitForOtherRefresh(_ vault: Vault, session: Session, until: Date) async -> ResumeOutcome {
+        let deadline = Date().addingTimeInterval(max(0, until.timeIntervalSince(clock())) + 1)
+        while Date() < deadline {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+            do {
+                guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
+                if current.tokenVersion > session.tokenVersion { return .home(current) }
+            } catch {
+                return await outcome(for: error)
+            }
+        }
+        // The holder died or stalled past its lease: the lease can be taken over now.
+        return await performRefresh(expected: session)
+    }
+
+    /// The outcome for what the vault holds now, without starting a refresh (used from inside
+    /// a refresh, where starting another would wait on itself).
+    private func outcomeWithoutRefresh(_ vault: Vault) async -> ResumeOutcome {
+        do {
+            switch try await vault.resumePath() {
+            case .valid(let session): return .home(session)
+            case .missing(let reason): return await endSession(vault, reason: reason)
+            case .corrupted(let reason): return await recover(from: reason)
+            case .unavailable(let retryAfter, let detail): return .unavailable(retryAfter: retryAfter, detail: detail)
+            case .expired(let session, _): return .offline(session, retryAfter: backoff.nextDelay())
+            }
+        } catch {
+            return await outcome(for: error)
+        }
+    }
+
+    /// Clears what must be cleared for `reason` and sends the user to login.
+    func endSession(_ vault: Vault, reason: MissingReason) async -> ResumeOutcome {
+        if (try? await vault.currentSession()) != nil {
+            try? await vault.signOut(reason: reason)
+        }
+        return .login(reason: reason, showExpiredMessage: Self.showsExpiredMessage(reason))
+    }
+
+    static func showsExpiredMessage(_ reason: MissingReason) -> Bool {
+        switch reason {
+        case .sessionExpired, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected, .refreshInterrupted: return true
+        case .neverSignedIn, .signedOut, .authRequired, .biometryChanged, .wipedAfterCorruption: return false
+        }
+    }
+
+    // MARK: Opening and recovery
+
+    /// The vault, opened on first use (a device restart is a new process opening it again).
+    private func openVault() throws(VaultError) -> Vault {
+        if let openedVault { return openedVault }
+        guard let path, let keys else { throw .closed }
+        let vault = try Vault.open(at: path, keys: keys, policy: policy, clock: clock, logger: logger)
+        openedVault = vault
+        return vault
+    }
+
+    /// Errors become outcomes: corrupted recovers, everything else is "not now", never "signed out".
+    private func outcome(for error: any Error) async -> ResumeOutcome {
+        switch error {
+        case VaultError.corrupted(let reason):
+            return await recover(from: reason)
+        case VaultError.unavailable(let retryAfter, let detail):
+            return .unavailable(retryAfter: retryAfter, detail: detail)
+        default:
+            return .unavailable(retryAfter: 1, detail: "\(error)")
+        }
+    }
+
+    /// The corrupted path: wipe, tombstone, login. A wrong key is the exception: the file is
+    /// healthy and the right key (a correctly typed passphrase, the right keychain item) opens
+    /// it, so it is never wiped automatically.
+    private func recover(from reason: CorruptionReason) async -> ResumeOutcome {
+        logger.error("vault corrupted", metadata: ["corruption.kind": "\(reason.kind.rawValue)"])
+        if reason.kind == .wrongKey {
+            return .unavailable(retryAfter: 1, detail: "the key does not match the vault (wrongKey); not wiped")
+        }
+        let vaultPath = path ?? openedVault?.files.database
+        await openedVault?.close()
+        openedVault = nil
+        guard let vaultPath else { return .unavailable(retryAfter: 1, detail: "corrupted vault with unknown path") }
+        do {
+            try Vault.recover(at: vaultPath, keys: keys, reason: reason, now: clock())
+        } catch {
+            return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
+        }
+        return .login(reason: .wipedAfterCorruption(reason.kind), showExpiredMessage: false)
+    }
+}

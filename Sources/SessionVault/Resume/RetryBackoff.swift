@@ -1,0 +1,24 @@
+import Foundation
+
+/// Exponential backoff with full jitter for failed background refreshes: the n-th failure waits
+/// a random time in [0, min(cap, base·2ⁿ)]. Random spread keeps many devices from retrying in
+/// step after an outage; success resets it, so one failure never stops later refreshes.
+public struct RetryBackoff: Sendable, Equatable {
+    public var base: TimeInterval
+    public var cap: TimeInterval
+    public private(set) var failures = 0
+
+    public init(base: TimeInterval = 1, cap: TimeInterval = 300) {
+        self.base = base
+        self.cap = cap
+    }
+
+    /// Records a failure and returns how long to wait before the next attempt.
+    public mutating func nextDelay() -> TimeInterval {
+        let ceiling = min(cap, base * pow(2, Double(min(failures, 30))))
+        failures += 1
+        return TimeInterval.random(in: 0...ceiling)
+    }
+
+    public mutating func reset() { failures = 0 }
+}

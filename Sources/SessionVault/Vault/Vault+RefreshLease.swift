@@ -1,0 +1,44 @@
+import Foundation
+
+extension Vault {
+    /// Takes the refresh lease for the current session at `expectedVersion`, in one durable
+    /// transaction that also marks the refresh pending (before any network call).
+    ///
+    /// Rotating refresh tokens die on second use, so across processes sharing the file (an app
+    /// and its extension) only the lease holder may spend the token; the others wait for its
+    /// result to appear in the file. An expired lease (its holder died) can be taken over.
+    /// - Throws: `.staleSession` when the session is no longer the one at `expectedVersion`.
+    public func acquireRefreshLease(owner: String, expectedVersion: Int64, duration: TimeInterval) throws(VaultError) -> RefreshLease {
+        try refreshIfChangedElsewhere()
+        guard let id = state.current?.session.id, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
+        return try write("refreshLease") { connection, now in
+            let holder = try connection.cached("SELECT owner, expires_at FROM refresh_lease WHERE session_id = ?")
+            try holder.bind([.text(id)])
+            if try holder.step(), let other = holder.text(0), other != owner, holder.int64(1) > now.unixMilliseconds {
+                let until = Date(unixMilliseconds: holder.int64(1))
+                holder.reset()
+                return .heldElsewhere(until: until)
+            }
+            holder.reset()
+            let until = now.addingTimeInterval(duration)
+            try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
+            try connection.run("INSERT INTO refresh_lease (session_id, owner, expires_at) VALUES (?, ?, ?)",
+                               [.text(id), .text(owner), .integer(until.unixMilliseconds)])
+            try connection.run("UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?) WHERE id = ? AND token_version = ?",
+                               [.integer(now.unixMilliseconds), .text(id), .integer(expectedVersion)])
+            return .acquired(until: until)
+        }
+    }
+
+    /// Gives the lease back after a refresh that stored nothing (network failure, rate limit):
+    /// tokens kept, pending mark cleared, so the next attempt starts clean.
+    public func releaseRefreshLease(owner: String) throws(VaultError) {
+        guard let id = state.current?.session.id else { return }
+        try write("refreshLeaseReleased") { connection, _ in
+            try connection.run("DELETE FROM refresh_lease WHERE session_id = ? AND owner = ?", [.text(id), .text(owner)])
+            if connection.changes > 0 {
+                try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ?", [.text(id)])
+            }
+        }
+    }
+}
