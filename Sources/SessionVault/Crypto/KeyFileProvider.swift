@@ -40,9 +40,9 @@ public struct KeyFileProvider: KeyProvider {
             throw .invalid("\(error)")
         }
         guard let info else {
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = FileIO.parentDirectory(of: path)
             // A missing directory is a volume that is not mounted (yet), not a deleted key.
-            if !directory.isEmpty && !FileIO.exists(directory) {
+            if !FileIO.exists(directory) {
                 throw .unavailable("key directory \(directory) is not present", retryAfter: 1)
             }
             guard create else { throw .missing("no key file at \(path)") }
@@ -146,8 +146,7 @@ extension KeyFileProvider {
         }
         do {
             try FileIO.removeIfPresent(path)
-            let directory = (path as NSString).deletingLastPathComponent
-            try FileIO.fsyncDirectory(directory.isEmpty ? "." : directory)
+            try FileIO.fsyncDirectory(FileIO.parentDirectory(of: path))
         } catch {
             throw .writeFailed(error)
         }

@@ -22,9 +22,5 @@ public struct VaultFiles: Sendable, Equatable {
 
 extension VaultFiles {
     /// The directory holding the vault files.
-    var directory: String {
-        guard let slash = database.lastIndex(of: "/") else { return "." }
-        let parent = String(database[..<slash])
-        return parent.isEmpty ? "/" : parent
-    }
+    var directory: String { FileIO.parentDirectory(of: database) }
 }

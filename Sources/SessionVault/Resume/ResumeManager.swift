@@ -147,7 +147,7 @@ public actor ResumeManager {
         return outcome
     }
 
-    private func performRefresh(expected session: Session) async -> ResumeOutcome {
+    private func performRefresh(expected session: Session, waitedBefore: Bool = false) async -> ResumeOutcome {
         guard let vault = openedVault else { return .unavailable(retryAfter: 1, detail: "the vault is not open") }
         do {
             // Someone (this process earlier, or another one) may have refreshed already.
@@ -156,6 +156,8 @@ public actor ResumeManager {
             }
             switch try await vault.acquireRefreshLease(owner: leaseOwner, expectedVersion: session.tokenVersion, duration: leaseDuration) {
             case .heldElsewhere(let until):
+                // Waited once already and the holder is still not done: do not spin; try later.
+                if waitedBefore { return .offline(session, retryAfter: max(0.1, until.timeIntervalSince(clock()))) }
                 return await waitForOtherRefresh(vault, session: session, until: until)
             case .acquired:
                 break
@@ -214,7 +216,7 @@ public actor ResumeManager {
             }
         }
         // The holder died or stalled past its lease: the lease can be taken over now.
-        return await performRefresh(expected: session)
+        return await performRefresh(expected: session, waitedBefore: true)
     }
 
     /// The outcome for what the vault holds now, without starting a refresh (used from inside

@@ -51,7 +51,7 @@ enum FileIO {
     /// temporary file, fsync, rename (or link, which refuses an existing target), fsync of the
     /// directory.
     static func writeAtomically(_ path: String, bytes: UnsafeRawBufferPointer, mode: mode_t, overwrite: Bool) throws(FileIOError) {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = parentDirectory(of: path)
         let temporary = "\(path).tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let fd = try valueOrErrno(open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode), "open", temporary)
         do {
@@ -75,7 +75,7 @@ enum FileIO {
             unlink(temporary)
             throw error
         }
-        try fsyncDirectory(directory.isEmpty ? "." : directory)
+        try fsyncDirectory(directory)
     }
 
     /// `writeAtomically` for bytes held in an array (nothing secret).
@@ -85,6 +85,27 @@ enum FileIO {
             do { try writeAtomically(path, bytes: buffer, mode: mode, overwrite: overwrite) } catch { failure = (error as? FileIOError) ?? FileIOError(operation: "write", path: path, errno: EIO) }
         }
         if let failure { throw failure }
+    }
+
+    /// The directory holding `path` ("." for a bare file name). Plain string work: Foundation's
+    /// NSString path helpers crash on a bare name on Linux.
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// Creates an empty file (mode 0600) if none exists.
+    static func createEmptyFile(_ path: String) throws(FileIOError) {
+        let fd = try valueOrErrno(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600), "open", path)
+        close(fd)
+    }
+
+    /// Flushes a file's data to stable storage.
+    static func syncFile(_ path: String) throws(FileIOError) {
+        let fd = try valueOrErrno(open(path, O_RDONLY | O_CLOEXEC), "open", path)
+        defer { close(fd) }
+        try valueOrErrno(fsync(fd), "fsync", path)
     }
 
     /// Makes a directory entry change (create, rename, unlink) durable.

@@ -1,7 +1,90 @@
+import Foundation
+
 extension Vault {
     /// Re-encrypts the vault under the root key of `newKeys`; afterwards the old key no longer
-    /// opens it.
+    /// opens it. Every sealed token is re-sealed under the new field key and fingerprinted with
+    /// the new fingerprint key.
+    ///
+    /// Crash safety: the re-encrypted copy is built beside the database (`-rekey`) and synced;
+    /// then the header switches to the new key check value with a "rekey pending" flag (durable);
+    /// then the copy replaces the database by rename; then the flag is cleared. An open that finds
+    /// the flag set finishes the rename (roll forward); one that finds a copy without the flag
+    /// deletes it (the old key still rules). The old key's storage is left to its owner.
     public func rekey(to newKeys: any KeyProvider) throws(VaultError) {
-        throw .invalidArgument("rekey is not implemented yet")
+        try flushActivity()
+        let connection = try liveConnection()
+        let root: RootKey
+        do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw .keyProvider(error) }
+        let fresh: VaultKeys
+        do { fresh = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
+        guard fresh.keyCheckValue != keys.keyCheckValue else { throw .invalidArgument("the new key is the current key") }
+        let copy = files.rekeyTemporary
+        do {
+            try FileIO.removeIfPresent(copy)
+            // ATTACH opens with the main connection's flags, which do not include CREATE.
+            try FileIO.createEmptyFile(copy)
+        } catch {
+            throw .io(error)
+        }
+
+        let generation = state.generation + 1
+        do {
+            try fresh.databaseRawKey.withUnsafeBytes { try connection.attach(path: copy, as: "rekeyed", rawKey: $0) }
+            defer { try? connection.execute("DETACH DATABASE rekeyed") }
+            try connection.execute("""
+                PRAGMA rekeyed.cipher_page_size = \(VaultHeader.cipherPageSize);
+                PRAGMA rekeyed.kdf_iter = \(VaultHeader.kdfIterations);
+                SELECT sqlcipher_export('rekeyed');
+                """)
+            try connection.transaction {
+                try resealTokens(connection, into: fresh)
+                try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])
+                try audit(connection, "rekeyed", sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: clock())
+            }
+        } catch {
+            try? FileIO.removeIfPresent(copy)
+            throw mapWriteError(error)
+        }
+        do {
+            try FileIO.syncFile(copy)
+            // Durable switch point: from here an open rolls forward to the new key.
+            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue,
+                                         rekeyPending: true), durable: true)
+        } catch {
+            try? FileIO.removeIfPresent(copy)
+            throw .io(error)
+        }
+        // Closing checkpoints and removes the old -wal and -shm before the file is replaced.
+        self.connection = nil
+        let opened = try VaultOpener(files: files, keyProvider: newKeys, now: clock(), create: false).open()
+        self.connection = opened.connection
+        self.keys = opened.keys
+        self.header = opened.header
+        self.state = opened.state
+        self.keyProvider = newKeys
+        lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+    }
+
+    /// Re-seals every stored token of the attached copy under the new keys.
+    private func resealTokens(_ connection: Connection, into fresh: VaultKeys) throws {
+        let rows = try connection.prepare("SELECT \(SessionRow.columns) FROM rekeyed.sessions")
+        try rows.bind([])
+        var updates: [(id: String, refresh: [UInt8]?, access: [UInt8]?, refreshFP: Fingerprint?, accessFP: Fingerprint?)] = []
+        while try rows.step() {
+            let row = try SessionRow(rows)
+            let tokens = try row.openTokens(with: keys)
+            let version = row.session.tokenVersion
+            func seal(_ token: Token?, _ column: TokenColumn) -> [UInt8]? {
+                token.map { FieldCipher.seal($0.secret, key: fresh.fieldKey, associatedData: column.associatedData(sessionID: row.session.id, tokenVersion: version)) }
+            }
+            updates.append((row.session.id, seal(tokens.refresh, .refreshToken), seal(tokens.access, .accessToken),
+                            tokens.refresh.map { fresh.fingerprint(of: $0.secret) }, tokens.access.map { fresh.fingerprint(of: $0.secret) }))
+        }
+        rows.reset()
+        for update in updates {
+            try connection.run("UPDATE rekeyed.sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ? WHERE id = ?",
+                               [update.refresh.sqlValue, update.access.sqlValue, update.refreshFP.map { .text($0.hex) } ?? .null,
+                                update.accessFP.map { .text($0.hex) } ?? .null, .text(update.id)])
+        }
     }
 }

@@ -130,7 +130,9 @@ extension Vault {
         } catch {
             throw mapWriteError(error)
         }
-        state.current?.session.lastActiveAt = max(state.current?.session.lastActiveAt ?? activity, activity)
+        // Computed first: an optional-chain assignment holds `state` while its right side runs.
+        let lastActive = max(state.current?.session.lastActiveAt ?? activity, activity)
+        state.current?.session.lastActiveAt = lastActive
         state.lastWallClock = max(state.lastWallClock, activity)
         lastActivityWrite = activity
         pendingActivity = nil

@@ -10,7 +10,7 @@ public actor Vault {
     public nonisolated let files: VaultFiles
     /// The policy used for expiry computations at store time and by `resumePath()`.
     public nonisolated let policy: ResumePolicy
-    let keyProvider: any KeyProvider
+    var keyProvider: any KeyProvider
     let clock: @Sendable () -> Date
     let logger: Logger
 
