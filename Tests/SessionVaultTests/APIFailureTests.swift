@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import SessionVault
+
+@Suite("handleAPIFailure: the 401 SESSION_EXPIRED / AUTH_REQUIRED contract")
+struct APIFailureTests {
+    let fixture = TestVault()
+
+    func managerWithSession() async throws -> ResumeManager {
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        return ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: URL(fileURLWithPath: "/"), apiKey: "k"))
+    }
+
+    @Test(arguments: [
+        (401, #"{"success":false,"error":{"code":"SESSION_EXPIRED","message":"Ihre Sitzung ist abgelaufen."}}"#, MissingReason.sessionExpired, true),
+        (401, #"{"success":false,"error":{"code":"AUTH_REQUIRED","message":"Authentication required"}}"#, .authRequired, false),
+        (401, #"{"message":"JWT expired"}"#, .sessionExpired, true),
+        (403, #"{"error":"Token Expired"}"#, .sessionExpired, true),
+        (401, #"{"error":"session expired"}"#, .sessionExpired, true),
+        (401, #"{"error_code":"refresh_token_not_found"}"#, .sessionExpired, true),
+        (401, "Invalid Refresh Token", .sessionExpired, true),
+    ])
+    func authFailuresClearTokensAndGiveLogin(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
+        let manager = try await managerWithSession()
+        let outcome = await manager.handleAPIFailure(status: status, body: Data(body.utf8))
+        #expect(outcome == .login(reason: reason, showExpiredMessage: message))
+        let vault = try #require(await manager.vault)
+        #expect(try await vault.refreshToken() == nil)
+        #expect(try await vault.accessToken() == nil)
+    }
+
+    @Test(arguments: [(403, #"{"error":"forbidden","message":"not your record"}"#), (500, #"{"error":"SESSION_EXPIRED"}"#), (404, "")])
+    func otherFailuresAreLeftToTheApp(status: Int, body: String) async throws {
+        let manager = try await managerWithSession()
+        #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8)) == nil)
+        #expect(try await #require(await manager.vault).refreshToken() != nil, "tokens kept")
+    }
+}
