@@ -1,6 +1,21 @@
 import ArgumentParser
+import SessionVault
 
+/// `sessionvault`: looks inside a SessionVault vault without ever showing a token.
 @main
-struct SessionVaultCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sessionvault", abstract: "Inspect SessionVault vaults.")
+struct SessionVaultCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessionvault",
+        abstract: "Inspect, verify and recover SessionVault vaults; tokens only ever appear as fingerprints.",
+        discussion: """
+            Every command that reads a vault takes --vault (the database file; its sidecars sit \
+            beside it) and --key-file or --passphrase-stdin. Times are ISO 8601 UTC; --now also \
+            takes Unix seconds. --json prints a stable machine-readable form.
+            """,
+        version: SessionVaultVersion.current,
+        subcommands: [
+            KeygenCommand.self, ImportCommand.self, ResumeCommand.self, InspectCommand.self, VerifyCommand.self,
+            EventsCommand.self, LogoutCommand.self, BiometricCommand.self, RekeyCommand.self, WipeCommand.self,
+            ExportKeyCommand.self, DemoCommand.self,
+        ])
 }

@@ -1,0 +1,101 @@
+import Foundation
+
+extension Vault {
+    /// Reads everything a support engineer may see about this vault (see `VaultInspection`).
+    /// Changes nothing: the paths are decided, not acted on.
+    ///
+    /// - Parameters:
+    ///   - now: the time to decide each session's path for; the vault's clock by default.
+    ///   - eventLimit: how many of the latest audit events to include.
+    public func inspect(now: Date? = nil, eventLimit: Int = 10) throws(VaultError) -> VaultInspection {
+        guard eventLimit >= 0 else { throw .invalidArgument("eventLimit must not be negative") }
+        try refreshIfChangedElsewhere()
+        let connection = try liveConnection()
+        let at = now ?? clock()
+        do {
+            let cipherVersion = try connection.cipherVersion() ?? ""
+            let pageSize = Int(try connection.scalarInt("PRAGMA cipher_page_size") ?? 0)
+            let pageCount = Int(try connection.scalarInt("PRAGMA page_count") ?? 0)
+            let journalMode = try connection.scalarText("PRAGMA journal_mode") ?? ""
+            let migrations = try Migrator().applied(in: connection)
+            let stateRow = try readStateRow(connection)
+            var sessions: [VaultInspection.SessionEntry] = []
+            let statement = try connection.prepare("SELECT \(SessionRow.columns) FROM sessions ORDER BY issued_at, id")
+            try statement.bind([])
+            while try statement.step() {
+                let row = try SessionRow(statement)
+                let snapshot = VaultSnapshot.session(row.session, lastWallClock: stateRow.lastWallClock,
+                                                     serverClockOffset: stateRow.serverClockOffset)
+                sessions.append(VaultInspection.SessionEntry(
+                    session: row.session, isCurrent: row.session.id == stateRow.currentSessionID,
+                    path: ResumeDecision.decide(snapshot, now: at, policy: policy)))
+            }
+            statement.reset()
+            let derivation: String
+            switch header.current.derivation {
+            case .stored: derivation = "stored"
+            case .argon2id: derivation = "argon2id"
+            }
+            return VaultInspection(
+                cipherVersion: cipherVersion, sqliteVersion: Connection.sqliteVersion, pageSize: pageSize, pageCount: pageCount,
+                journalMode: journalMode, files: VaultInspection.FileSizes(files: files),
+                header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: derivation,
+                                                      rekeyPending: header.current.rekeyPending),
+                schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
+                state: stateRow, recentEvents: try readAuditEvents(connection, limit: eventLimit),
+                tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)
+        } catch let error as MigrationError {
+            switch error {
+            case .sqlite(let sqliteError): throw mapWriteError(sqliteError)
+            default: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
+            }
+        } catch {
+            throw mapWriteError(error)
+        }
+    }
+
+    /// The latest `limit` audit events, oldest first. The log holds no token, only fingerprints.
+    public func auditEvents(limit: Int) throws(VaultError) -> [AuditEvent] {
+        guard limit >= 0 else { throw .invalidArgument("limit must not be negative") }
+        try refreshIfChangedElsewhere()
+        let connection = try liveConnection()
+        do {
+            return try readAuditEvents(connection, limit: limit)
+        } catch {
+            throw mapWriteError(error)
+        }
+    }
+
+    private func readAuditEvents(_ connection: Connection, limit: Int) throws -> [AuditEvent] {
+        let statement = try connection.cached("""
+            SELECT id, at, event, session_id, fingerprint, reason
+            FROM (SELECT * FROM audit_log ORDER BY id DESC LIMIT ?) ORDER BY id
+            """)
+        try statement.bind([.integer(Int64(limit))])
+        defer { statement.reset() }
+        var events: [AuditEvent] = []
+        while try statement.step() {
+            guard let event = statement.text(2) else {
+                throw CorruptionReason(.invariantViolation, "audit log row \(statement.int64(0)) has no event")
+            }
+            events.append(AuditEvent(id: statement.int64(0), at: Date(unixMilliseconds: statement.int64(1)), event: event,
+                                     sessionID: statement.text(3), fingerprint: statement.text(4).map(Fingerprint.init(hex:)),
+                                     reason: statement.text(5)))
+        }
+        return events
+    }
+
+    private func readStateRow(_ connection: Connection) throws -> VaultInspection.StateRow {
+        let statement = try connection.cached("""
+            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference
+            FROM vault_state WHERE singleton = 1
+            """)
+        try statement.bind([])
+        defer { statement.reset() }
+        guard try statement.step() else { throw CorruptionReason(.invariantViolation, "the vault_state row is missing") }
+        return VaultInspection.StateRow(
+            currentSessionID: statement.text(0), generation: UInt64(max(statement.int64(1), 0)),
+            lastWallClock: Date(unixMilliseconds: statement.int64(2)), emptyReason: statement.text(3) ?? "",
+            serverClockOffset: Double(statement.int64(4)) / 1000, biometricPreference: statement.int64(5) != 0)
+    }
+}

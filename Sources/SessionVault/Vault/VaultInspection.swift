@@ -1,0 +1,91 @@
+import Foundation
+
+/// Everything a support engineer may see about a vault, read in one go by `Vault.inspect()`:
+/// engine versions, file sizes, schema history, every session (redacted, tokens only as
+/// fingerprints), the state row, the latest audit events and the tombstone. Holds no secret and
+/// nothing derived from one except fingerprints.
+public struct VaultInspection: Sendable {
+    /// Sizes in bytes of the vault's files; nil when a file is absent.
+    public struct FileSizes: Sendable, Equatable, Codable {
+        public let database: Int64?
+        public let wal: Int64?
+        public let sharedMemory: Int64?
+        public let journal: Int64?
+        public let header: Int64?
+        public let tombstone: Int64?
+
+        /// Reads the sizes now. Needs no key and opens nothing, so it also works on a vault that
+        /// cannot be opened.
+        public init(files: VaultFiles) {
+            database = FileIO.size(files.database)
+            wal = FileIO.size(files.wal)
+            sharedMemory = FileIO.size(files.sharedMemory)
+            journal = FileIO.size(files.journal)
+            header = FileIO.size(files.header)
+            tombstone = FileIO.size(files.tombstone)
+        }
+    }
+
+    /// One `sessions` row, redacted, with the resume path it would take at `inspectedAt`.
+    public struct SessionEntry: Sendable {
+        public let session: Session
+        /// Whether the state row points at this session.
+        public let isCurrent: Bool
+        /// `ResumeDecision.decide` for this session at `inspectedAt` under the vault's policy.
+        public let path: ResumePath
+    }
+
+    /// The `vault_state` row as stored.
+    public struct StateRow: Sendable, Equatable {
+        public let currentSessionID: String?
+        /// Grows with every write transaction; the header keeps the last value it saw.
+        public let generation: UInt64
+        /// The latest wall-clock time the vault has seen (to notice a clock moved back).
+        public let lastWallClock: Date
+        /// Why there is no current session, in stable text ("" while a session is current).
+        public let emptyReason: String
+        /// Server minus local time, seconds, as last measured.
+        public let serverClockOffset: TimeInterval
+        /// The device owner's "unlock with biometrics" preference.
+        public let biometricPreference: Bool
+    }
+
+    /// What the plaintext header beside the database records (no secrets; the key check value
+    /// is left out because it would let a passphrase be guessed offline).
+    public struct HeaderSummary: Sendable, Equatable {
+        /// The last generation the header saw committed.
+        public let generation: UInt64
+        /// `stored` (a 32-byte key from a key file or keystore) or `argon2id` (a passphrase).
+        public let keyDerivation: String
+        /// Set while a rekey is swapping in the re-encrypted file.
+        public let rekeyPending: Bool
+    }
+
+    /// `PRAGMA cipher_version`, e.g. `3.4.1`.
+    public let cipherVersion: String
+    /// The SQLite library under SQLCipher, e.g. `3.15.2`.
+    public let sqliteVersion: String
+    /// `PRAGMA cipher_page_size` (pinned to 4096).
+    public let pageSize: Int
+    /// `PRAGMA page_count`.
+    public let pageCount: Int
+    /// `PRAGMA journal_mode`, e.g. `wal`.
+    public let journalMode: String
+    public let files: FileSizes
+    public let header: HeaderSummary
+    /// The newest applied migration version.
+    public let schemaVersion: Int
+    /// The migrator's bookkeeping rows, oldest first, with their checksums.
+    public let migrations: [AppliedMigration]
+    /// Every stored session, oldest first (normally at most one).
+    public let sessions: [SessionEntry]
+    public let state: StateRow
+    /// The latest audit events, oldest first.
+    public let recentEvents: [AuditEvent]
+    /// Left by the last recovery wipe, if any.
+    public let tombstone: Tombstone?
+    /// The time the paths were decided for.
+    public let inspectedAt: Date
+    /// The SessionVault version that inspected.
+    public let libraryVersion: String
+}

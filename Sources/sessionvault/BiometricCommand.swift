@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault biometric enable|disable`: the "unlock with biometrics" preference.
+struct BiometricCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "biometric",
+        abstract: "Turn biometric unlock on or off for the current session and the device preference.")
+
+    @Argument(help: ArgumentHelp("enable or disable."))
+    var setting: BiometricSetting
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console) {
+            let now = clock.now
+            let location = try options.location()
+            try location.requireVault()
+            let vault = try options.open(try options.keyProvider(), now: now)
+            let session: Session?
+            do {
+                try await vault.setBiometricUnlock(setting.isEnabled)
+                session = try await vault.currentSession()
+            } catch {
+                await vault.close()
+                throw error
+            }
+            await vault.close()
+            if options.json {
+                console.line(JSONValue.object([
+                    "biometricEnabled": .bool(setting.isEnabled),
+                    "session": .string(session?.id),
+                ]).rendered())
+            } else {
+                let state = setting.isEnabled ? "enabled" : "disabled"
+                if let session {
+                    console.line("biometric unlock \(state) for session \(session.id) (\(session.identity.subject)) and as the device preference")
+                } else {
+                    console.line("biometric unlock \(state) as the device preference (no current session)")
+                }
+            }
+            return 0
+        }
+    }
+}

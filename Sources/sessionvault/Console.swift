@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the CLI's words go: results on stdout, errors and warnings on stderr, one line each.
+/// Colour only when stdout is a terminal (and `NO_COLOR` is unset, `TERM` is not `dumb`), so
+/// piped output and files stay plain.
+struct Console: Sendable {
+    let usesColour: Bool
+
+    init() {
+        let term = getenv("TERM").map { String(cString: $0) }
+        usesColour = isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil && term != "dumb"
+    }
+
+    init(usesColour: Bool) { self.usesColour = usesColour }
+
+    /// Writes `text` and a newline to stdout.
+    func line(_ text: String = "") { Self.write(text + "\n", to: STDOUT_FILENO) }
+
+    /// `text` in `style` when colour is on.
+    func paint(_ text: String, _ style: TextStyle?) -> String {
+        guard usesColour, let style, !text.isEmpty else { return text }
+        return style.apply(to: text)
+    }
+
+    /// One line on stderr: `Error: message`.
+    func error(_ message: String) { Self.write("Error: \(Self.oneLine(message))\n", to: STDERR_FILENO) }
+
+    /// One line on stderr: `Warning: message`.
+    func warning(_ message: String) { Self.write("Warning: \(Self.oneLine(message))\n", to: STDERR_FILENO) }
+
+    /// Messages come from errors that may quote multi-line SQL: keep them to one line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
+    /// write(2) until every byte is out; unbuffered, so stdout and stderr stay in order.
+    static func write(_ text: String, to descriptor: Int32) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write($0, to: descriptor) }
+    }
+
+    /// write(2) of raw bytes, straight from the caller's memory (for the one secret the CLI
+    /// prints, from locked memory). False when not every byte could be written.
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        guard let base = bytes.baseAddress else { return bytes.isEmpty }
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc_write(descriptor, base + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+}
+
+@inline(__always) private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// The demo's clock: it starts at the real time and the tour moves it forward by hand, as a
+/// device would see days pass between launches.
+final class DemoClock: @unchecked Sendable {
+    // Sendable: `lock` guards `current`.
+    private let lock = NSLock()
+    private var current: Date
+
+    init(start: Date) { current = start }
+
+    var now: Date { lock.withLock { current } }
+
+    func set(_ date: Date) { lock.withLock { current = date } }
+
+    /// The closure `Vault.open` takes.
+    var function: @Sendable () -> Date { { [self] in now } }
+}

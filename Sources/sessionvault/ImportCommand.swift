@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault import`: stores a token response read on standard input as the current session.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Store a token response (Supabase GoTrue or RFC 6749 JSON, on standard input) as the current session.",
+        discussion: """
+            Creates the vault (and, with --key-file, its key) when absent. With --passphrase-stdin \
+            the first line of standard input is the passphrase and the rest is the token response.
+            """)
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Flag(help: "Turn on biometric unlock for this session (default: keep the device's preference).")
+    var biometric = false
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console) {
+            let now = clock.now
+            let location = try options.location()
+            if location.databaseExists { try location.requireVault() } else { try location.requireCreatable() }
+            if StandardInput.isTerminal {
+                throw CLIFailure("import reads a token response (JSON) on standard input; pipe it in, e.g. `sessionvault import ... < response.json`")
+            }
+            let keys = try options.keyProvider()
+            let response: TokenResponse = try StandardInput.withRemainingBytes { data in
+                if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                    throw CLIFailure("standard input is empty: expected a token response (JSON)")
+                }
+                do {
+                    return try TokenResponse(json: data)
+                } catch {
+                    throw CLIFailure("standard input: \(error)")
+                }
+            }
+            guard response.identity != nil else {
+                throw CLIFailure("standard input: the token response names no user (no user.id, and no sub claim in the access or ID token)")
+            }
+            let vault = try Vault.open(at: options.path, keys: keys, clock: { now }, create: true)
+            let session: Session
+            let path: ResumePath
+            do {
+                session = try await vault.store(response, biometricEnabled: biometric ? true : nil)
+                path = ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy)
+            } catch {
+                await vault.close()
+                throw error
+            }
+            await vault.close()
+            if options.json {
+                guard case .object(var members) = path.json else { return 0 }
+                members["created"] = .bool(!location.databaseExists)
+                members["session"] = session.json
+                console.line(JSONValue.object(members).rendered())
+            } else {
+                console.line("\(location.databaseExists ? "stored in" : "created") \(options.path): session for \(session.identity.subject)")
+                var table = TextTable(indent: 2)
+                for row in session.rows(now: now) { table.add(row) }
+                table.add("resume path", TextTable.Cell(path.summary, path.style))
+                table.print(console)
+            }
+            return 0
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault logout`: signs the current session out, as the app's sign-out button does.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Sign out: delete the current session's tokens; the vault then resumes as missing (signedOut).")
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console) {
+            let now = clock.now
+            let location = try options.location()
+            try location.requireVault()
+            let vault = try options.open(try options.keyProvider(), now: now)
+            let session: Session?
+            let path: ResumePath
+            do {
+                session = try await vault.currentSession()
+                try await vault.signOut()
+                path = ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy)
+            } catch {
+                await vault.close()
+                throw error
+            }
+            await vault.close()
+            if options.json {
+                guard case .object(var members) = path.json else { return 0 }
+                members["signedOutSession"] = .string(session?.id)
+                members["refreshTokenFingerprint"] = .string(session?.refreshTokenFingerprint?.hex)
+                console.line(JSONValue.object(members).rendered())
+            } else {
+                if let session {
+                    console.line("signed out session \(session.id) (\(session.identity.subject)); its tokens are deleted")
+                } else {
+                    console.line("no current session; the vault is marked signed out")
+                }
+                var table = TextTable(indent: 2)
+                table.add("resume path", TextTable.Cell(path.summary, path.style))
+                table.print(console)
+            }
+            return 0
+        }
+    }
+}

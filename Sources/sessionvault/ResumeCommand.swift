@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault resume`: which way the app would go now, and for `corrupted` the recovery.
+struct ResumeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Print the resume path (valid, expired, missing, corrupted, unavailable) and its reason.",
+        discussion: """
+            For corrupted it recovers as an app would: wipes the vault and its key and leaves a \
+            tombstone saying why (not with --dry-run). It never wipes on a wrong key, a key it \
+            cannot find, or a file with no vault header and no tombstone: those may be a mistyped \
+            path, so it prints a hint to use `wipe --yes` instead. Exit status 0 whenever a path \
+            was decided.
+            """)
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
+    var dryRun = false
+
+    /// What happened after a `corrupted` decision.
+    enum Recovery {
+        case notNeeded
+        case skippedForDryRun
+        /// Not wiped because the file is not proven to be this vault; the hint says what to do.
+        case withheld(String)
+        case wiped(Tombstone?, ResumePath)
+    }
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console) {
+            let now = clock.now
+            let location = try options.location()
+            let keys = try options.keyProvider()
+            let path = try await decide(location: location, keys: keys, now: now)
+            var recovery = Recovery.notNeeded
+            if case .corrupted(let reason) = path {
+                if let withheld = Self.withholdReason(reason, location: location, options: options) {
+                    recovery = .withheld(withheld)
+                } else if dryRun {
+                    recovery = .skippedForDryRun
+                } else {
+                    try Vault.recover(at: options.path, keys: keys, reason: reason, now: now)
+                    recovery = .wiped(Vault.tombstone(at: options.path),
+                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(reason.kind)), now: now, policy: .standard))
+                }
+            }
+            if options.json {
+                printJSON(path, recovery, console: console)
+            } else {
+                printText(path, recovery, now: now, console: console)
+            }
+            return 0
+        }
+    }
+
+    /// The library's decision. A vault file that does not exist is `missing` (why: the tombstone,
+    /// or never signed in); nothing is created.
+    private func decide(location: VaultLocation, keys: any KeyProvider, now: Date) async throws -> ResumePath {
+        guard location.databaseExists else {
+            let reason: MissingReason = location.tombstone.map { .wipedAfterCorruption($0.reason) } ?? .neverSignedIn
+            return ResumeDecision.decide(.empty(reason), now: now, policy: .standard)
+        }
+        let vault: Vault
+        do {
+            vault = try options.open(keys, now: now)
+        } catch {
+            switch error {
+            case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
+            case .unavailable(let retryAfter, let detail):
+                return ResumeDecision.decide(.unavailable(retryAfter: retryAfter, detail: detail), now: now, policy: .standard)
+            default: throw error
+            }
+        }
+        do {
+            let path = ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy)
+            await vault.close()
+            return path
+        } catch {
+            await vault.close()
+            if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard) }
+            throw error
+        }
+    }
+
+    /// Why the CLI will not wipe on its own, or nil when it may. A wipe destroys the key it was
+    /// given: only proceed when the file is proven to be this vault (header present, or a
+    /// tombstone left by an interrupted wipe) and the key was not simply wrong or absent.
+    static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, options: VaultOptions) -> String? {
+        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
+        switch reason.kind {
+        case .wrongKey:
+            return "not wiped: the key does not match this vault (a different key file or passphrase?); \(wipe)"
+        case .keyMissing where location.tombstone == nil:
+            return "not wiped: no key was found for this vault (a mistyped --key-file?); \(wipe)"
+        case .headerDamaged where !location.headerExists && location.tombstone == nil:
+            return "not wiped: \(options.path) has no vault header beside it and may not be a vault; \(wipe)"
+        default:
+            return nil
+        }
+    }
+
+    private func printJSON(_ path: ResumePath, _ recovery: Recovery, console: Console) {
+        guard case .object(var members) = path.json else { return }
+        members["vault"] = .string(options.path)
+        members["tombstone"] = Vault.tombstone(at: options.path)?.json ?? .null
+        switch recovery {
+        case .notNeeded:
+            members["recovered"] = .bool(false)
+        case .skippedForDryRun:
+            members["recovered"] = .bool(false)
+            members["dryRun"] = .bool(true)
+        case .withheld(let hint):
+            members["recovered"] = .bool(false)
+            members["hint"] = .string(hint)
+        case .wiped(let tombstone, let next):
+            members["recovered"] = .bool(true)
+            if let tombstone { members["tombstone"] = tombstone.json }
+            members["next"] = .object(["path": .string(next.name), "reason": .string(next.reasonText)])
+        }
+        console.line(JSONValue.object(members).rendered())
+    }
+
+    private func printText(_ path: ResumePath, _ recovery: Recovery, now: Date, console: Console) {
+        var table = TextTable()
+        table.add("path", TextTable.Cell(path.name, path.style))
+        if let reason = path.reasonText { table.add("reason", TextTable.Cell(reason)) }
+        if case .corrupted(let reason) = path { table.add("detail", TextTable.Cell(Console.oneLine(reason.detail))) }
+        if case .unavailable(let retryAfter, _) = path { table.add("retry after", TextTable.Cell(String(format: "%g s", retryAfter))) }
+        if let session = path.session {
+            for row in session.rows(now: now) { table.add(row) }
+        }
+        if case .missing(.wipedAfterCorruption) = path, let tombstone = Vault.tombstone(at: options.path) {
+            table.add("tombstone", TextTable.Cell(tombstone.summary, .yellow))
+        }
+        if case .withheld = recovery {} else { table.add("app", TextTable.Cell(path.advice, .dim)) }
+        switch recovery {
+        case .notNeeded:
+            break
+        case .skippedForDryRun:
+            table.add("recovery", TextTable.Cell("skipped (--dry-run); without it the vault and its key are wiped and a tombstone written", .yellow))
+        case .withheld(let hint):
+            table.add("recovery", TextTable.Cell(hint, .yellow))
+        case .wiped(_, let next):
+            table.add("recovery", TextTable.Cell("wiped the database, its sidecars and its key; tombstone written", .yellow))
+            table.add("now", TextTable.Cell(next.summary, next.style))
+        }
+        table.print(console)
+    }
+}

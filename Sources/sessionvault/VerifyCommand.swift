@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault verify`: a full scan of every page and every sealed field.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Scan the whole vault: every page read, every sealed token opened. Changes nothing.",
+        discussion: "Exit status: 0 intact, 1 damage found (also when found while opening), 2 key missing or wrong.")
+
+    @OptionGroup var options: VaultOptions
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console, keyStatus: CLIFailure.keyProblem) {
+            let location = try options.location()
+            try location.requireVault()
+            let keys = try options.keyProvider(keyStatus: CLIFailure.keyProblem)
+            let started = Date()
+            let report: VerificationReport
+            var foundAtOpen = false
+            do {
+                let vault = try options.open(keys, now: Date())
+                do {
+                    report = try await vault.verify()
+                } catch {
+                    await vault.close()
+                    throw error
+                }
+                await vault.close()
+            } catch {
+                guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
+                // Damage found by the cheap checks at open is damage all the same.
+                report = VerificationReport(pagesScanned: 0, findings: [VerificationFinding(kind: reason.kind, detail: reason.detail)],
+                                            elapsed: Date().timeIntervalSince(started))
+                foundAtOpen = true
+            }
+            if options.json {
+                guard case .object(var members) = report.json else { return 1 }
+                members["vault"] = .string(options.path)
+                members["stage"] = .string(foundAtOpen ? "open" : "scan")
+                console.line(JSONValue.object(members).rendered())
+            } else {
+                printText(report, foundAtOpen: foundAtOpen, console: console)
+            }
+            return report.intact ? 0 : 1
+        }
+    }
+
+    private func printText(_ report: VerificationReport, foundAtOpen: Bool, console: Console) {
+        var table = TextTable()
+        table.add("vault", TextTable.Cell(options.path))
+        table.add("result", report.intact ? TextTable.Cell("intact", .boldGreen)
+                                          : TextTable.Cell("damaged: \(report.findings.count) finding(s)", .boldRed))
+        table.add("pages scanned", TextTable.Cell(foundAtOpen ? "0 (the vault did not open)" : String(report.pagesScanned)))
+        table.add("elapsed", TextTable.Cell(String(format: "%.1f ms", report.elapsed * 1000)))
+        table.print(console)
+        guard !report.findings.isEmpty else { return }
+        console.line()
+        var findings = TextTable(indent: 2)
+        findings.add(TextTable.Cell("KIND", .bold), TextTable.Cell("WHERE", .bold), TextTable.Cell("DETAIL", .bold))
+        for finding in report.findings {
+            var place: [String] = []
+            if let page = finding.page { place.append("page \(page)") }
+            if let table = finding.table { place.append(table) }
+            if let session = finding.sessionID { place.append("session \(session.prefix(12))") }
+            if foundAtOpen { place.append("at open") }
+            findings.add(TextTable.Cell(finding.kind.rawValue, .red), TextTable.Cell(place.isEmpty ? "-" : place.joined(separator: ", ")),
+                         TextTable.Cell(Console.oneLine(finding.detail)))
+        }
+        findings.print(console)
+    }
+}

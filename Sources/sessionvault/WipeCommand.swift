@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import SessionVault
+
+/// `sessionvault wipe --yes`: the recovery wipe, on request.
+struct WipeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wipe",
+        abstract: "Delete the vault, its sidecars and its key (crypto-shred); a corrupted vault leaves a tombstone saying why.",
+        discussion: """
+            A key that does not match the vault, is missing, or cannot be checked (no vault header) \
+            is not destroyed: it may belong to another vault. A key that cannot be read right now refuses the wipe: retry later.
+            """)
+
+    @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Flag(help: "Confirm: the vault and its key are deleted for good.")
+    var yes = false
+
+    func validate() throws {
+        if !yes { throw ValidationError("wipe deletes the vault and its key for good; add --yes to confirm") }
+    }
+
+    func run() async throws {
+        let console = Console()
+        try await CLIFailure.reporting(console) {
+            let now = clock.now
+            let location = try options.location()
+            guard location.databaseExists || location.headerExists else {
+                report(wiped: false, reason: nil, keyDestroyed: false, console: console)
+                return 0
+            }
+            let keys = try options.keyProvider()
+            var reason: CorruptionReason?
+            var keyDestroyed = true
+            do {
+                let vault = try options.open(keys, now: now)
+                try await vault.wipe(reason: nil)
+            } catch {
+                switch error as? VaultError {
+                case .corrupted(let found)?:
+                    reason = found
+                    // Not this vault's key (or none): leave it alone.
+                    let keepKey = found.kind == .wrongKey || found.kind == .keyMissing
+                        || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil)
+                    keyDestroyed = !keepKey
+                    try Vault.recover(at: options.path, keys: keepKey ? nil : keys, reason: found, now: now)
+                case .unavailable(_, let detail)?:
+                    throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
+                default:
+                    throw error
+                }
+            }
+            report(wiped: true, reason: reason, keyDestroyed: keyDestroyed, console: console)
+            return 0
+        }
+    }
+
+    private func report(wiped: Bool, reason: CorruptionReason?, keyDestroyed: Bool, console: Console) {
+        if options.json {
+            console.line(JSONValue.object([
+                "vault": .string(options.path),
+                "wiped": .bool(wiped),
+                "keyDestroyed": .bool(wiped && keyDestroyed),
+                "corrupted": reason.map { .object(["kind": .string($0.kind.rawValue), "detail": .string($0.detail)]) } ?? .null,
+                "tombstone": Vault.tombstone(at: options.path)?.json ?? .null,
+            ]).rendered())
+            return
+        }
+        guard wiped else {
+            console.line("nothing to wipe: no vault at \(options.path)")
+            return
+        }
+        console.line("wiped \(options.path): database, -wal, -shm, -journal and header deleted")
+        console.line(keyDestroyed ? "key destroyed (crypto-shred)" : "key left in place: it does not open this vault")
+        if let reason {
+            console.line("tombstone written: \(reason.kind.rawValue) (\(Console.oneLine(reason.detail)))")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@Suite("sessionvault inspect")
+struct InspectCommandTests {
+    @Test func jsonHasTheDocumentedShape() throws {
+        let vault = try CLIVault.signedIn(biometric: true)
+        let result = try vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z", "--json"])
+        #expect(result.status == 0)
+        #expect(!result.leaksToken)
+        let json = try #require(result.json)
+        let cipher = try #require(json["cipher"] as? [String: Any])
+        #expect(cipher["version"] as? String == "3.4.1")
+        #expect(cipher["pageSize"] as? Int == 4096)
+        #expect(json["sqliteVersion"] as? String == "3.15.2")
+        #expect(json["schemaVersion"] as? Int == 4)
+        let migrations = try #require(json["migrations"] as? [[String: Any]])
+        #expect(migrations.map { $0["version"] as? Int } == [1, 2, 3, 4])
+        #expect(migrations.first?["name"] as? String == "create_sessions")
+        #expect(migrations.allSatisfy { ($0["checksum"] as? String)?.count == 64 })
+        let sessions = try #require(json["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        let session = try #require(sessions.first)
+        #expect((session["id"] as? String)?.count == 32)
+        #expect(session["subject"] as? String == "user-123")
+        #expect(session["tenant"] as? String == "tenant-9")
+        #expect((session["refreshTokenFingerprint"] as? String)?.count == 16)
+        #expect(session["accessExpiresAt"] as? String == "2027-01-15T09:00:00Z")
+        #expect(session["refreshExpiresAt"] as? String == "2027-02-14T08:00:00Z")
+        #expect(session["biometricEnabled"] as? Bool == true)
+        #expect(session["path"] as? String == "valid")
+        #expect(session["current"] as? Bool == true)
+        #expect(session.keys.contains("activeSubject"))
+        #expect(json["tombstone"] is NSNull)
+        let state = try #require(json["state"] as? [String: Any])
+        #expect(state["currentSessionID"] as? String == session["id"] as? String)
+        let files = try #require(json["files"] as? [String: Any])
+        #expect(files["header"] as? Int == 256)
+        #expect((files["database"] as? Int ?? 0) % 4096 == 0)
+        let events = try #require(json["events"] as? [[String: Any]])
+        #expect(events.map { $0["event"] as? String } == ["stored"])
+        #expect(events.first?["fingerprint"] as? String == session["refreshTokenFingerprint"] as? String)
+    }
+
+    @Test func eachSessionShowsThePathItWouldTakeAtNow() throws {
+        let vault = try CLIVault.signedIn()
+        let later = try vault.run(["inspect"], ["--now", "2027-03-01T00:00:00Z", "--json"])
+        let sessions = try #require(later.json?["sessions"] as? [[String: Any]])
+        #expect(sessions.first?["path"] as? String == "missing")
+        #expect(sessions.first?["reason"] as? String == "refreshTokenExpired")
+    }
+
+    @Test func humanOutputHasEverySection() throws {
+        let vault = try CLIVault.signedIn()
+        let result = try vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z"])
+        #expect(result.status == 0)
+        for section in ["Engine", "Files", "Schema version 4", "Sessions (1)", "State", "Audit log", "Tombstone"] {
+            #expect(result.stdout.contains("\n\(section)"), "section \(section)")
+        }
+        #expect(result.stdout.contains("SQLCipher 3.4.1, page size 4096"))
+        #expect(result.stdout.contains("  1        create_sessions"))
+        #expect(result.stdout.contains("  path           valid"))
+        #expect(!result.leaksToken)
+    }
+
+    @Test func exitTwoForAWrongOrMissingKey() throws {
+        let vault = try CLIVault.signedIn()
+        let otherKey = vault.directory.file("other.key")
+        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let wrong = try CLI.run(["inspect", "--vault", vault.path, "--key-file", otherKey])
+        #expect(wrong.status == 2)
+        #expect(wrong.isOneLineError)
+        #expect(wrong.stderr.contains("wrongKey"))
+        let missing = try CLI.run(["inspect", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("keyMissing"))
+    }
+
+    @Test func exitOneForADamagedVaultWithWhatCouldBeRead() throws {
+        let vault = try CLIVault.signedIn()
+        try vault.damageDatabase()
+        let result = try vault.run(["inspect"], ["--json"])
+        #expect(result.status == 1)
+        #expect(result.isOneLineError)
+        let json = try #require(result.json)
+        #expect((json["corrupted"] as? [String: Any])?["kind"] as? String == "notADatabase")
+        #expect((json["files"] as? [String: Any])?["header"] as? Int == 256)
+        #expect(vault.exists(vault.path), "inspect never wipes")
+    }
+
+    @Test func aWipedVaultShowsItsTombstone() throws {
+        let vault = try CLIVault.signedIn()
+        try vault.damageDatabase()
+        #expect(try vault.run(["resume"], ["--now", Fixtures.signIn]).status == 0)
+        let result = try vault.run(["inspect"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("wiped"))
+        #expect(result.stdout.contains("notADatabase at 2027-01-15T08:00:00Z"))
+        let json = try #require(try vault.run(["inspect"], ["--json"]).json)
+        #expect((json["tombstone"] as? [String: Any])?["reason"] as? String == "notADatabase")
+    }
+}

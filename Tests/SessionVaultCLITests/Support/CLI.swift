@@ -1,0 +1,79 @@
+import Foundation
+
+/// Runs the built `sessionvault` executable, as a user would, and collects what it printed.
+enum CLI {
+    /// The executable beside the test bundle in `.build/<triple>/<configuration>/`, or the path
+    /// in `SESSIONVAULT_CLI`.
+    static let executable: String? = {
+        if let path = ProcessInfo.processInfo.environment["SESSIONVAULT_CLI"] { return path }
+        var directories: [String] = []
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
+        }
+        directories.append(Bundle.main.bundleURL.path)
+        directories.append(Bundle.main.bundleURL.deletingLastPathComponent().path)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            directories.append(bundle.bundleURL.deletingLastPathComponent().path)
+        }
+        return directories.map { $0 + "/sessionvault" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    struct NotBuilt: Error, CustomStringConvertible {
+        var description: String { "the sessionvault executable was not found next to the tests; build it (swift build --build-tests)" }
+    }
+
+    /// Runs `sessionvault arguments…` in `directory`, with `stdin` piped in (or /dev/null).
+    static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+                    timeout: TimeInterval = 60) throws -> CLIResult {
+        guard let executable else { throw NotBuilt() }
+        return try Self.spawn(executable, arguments, stdin: stdin, in: directory, timeout: timeout)
+    }
+
+    /// Runs any program (the `sqlcipher` and `sqlite3` shells too).
+    static func spawn(_ program: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+                      timeout: TimeInterval = 60) throws -> CLIResult {
+        let scratch = TemporaryDirectory("sessionvault-cli-io")
+        let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.standardOutput = out
+        process.standardError = err
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = nil
+        process.environment = environment
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            // Small inputs fit the pipe buffer; writing before waiting cannot deadlock.
+            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? out.close()
+        try? err.close()
+        let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
+        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: stderr,
+                         crashed: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// The path of a program on PATH (`sqlcipher`, `sqlite3`).
+    static func tool(_ name: String) -> String? {
+        for directory in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+            return "\(directory)/\(name)"
+        }
+        return nil
+    }
+}
