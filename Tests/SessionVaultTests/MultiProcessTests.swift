@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import SessionVault
+
+/// Two processes on one vault file: an app and its extension, or a native side and a JS side.
+@Suite("Two processes: sync events, cross-process single-flight refresh, device restart")
+struct MultiProcessTests {
+    let directory = TemporaryDirectory()
+    var path: String { directory.file("vault.db") }
+    var keyPath: String { directory.file("vault.key") }
+
+    func storeSession(expiresIn: Int = 3600) async throws -> Session {
+        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let session = try await vault.store(Fixtures.goTrue(expiresIn: expiresIn))
+        await vault.close()
+        return session
+    }
+
+    @Test func anotherProcessSeesTokenBiometricAndSignOutChanges() async throws {
+        _ = try await storeSession()
+        let watcher = try TestHostProcess(["watch", path, keyPath, "4"], scratch: directory)
+        #expect(await watcher.waitFor("watching"))
+        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let rotated = try await vault.rotate(Fixtures.goTrue(refresh: "from-process-a", access: "access-a"))
+        let fingerprint = try #require(rotated.refreshTokenFingerprint?.hex)
+        #expect(await watcher.waitFor("tokenUpdated \(fingerprint)"))
+        try await vault.setBiometricUnlock(true)
+        #expect(await watcher.waitFor("biometricChanged true"))
+        try await vault.signOut()
+        #expect(await watcher.waitFor("signedOut"))
+        #expect(await watcher.finish() == 0)
+        #expect(!watcher.output.contains("from-process-a"), "the other process never prints a token")
+    }
+
+    @Test func thisProcessSeesAnotherProcessesRotation() async throws {
+        _ = try await storeSession()
+        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let events = await vault.events()
+        let writer = try TestHostProcess(["rotate", path, keyPath, "from-process-b"], scratch: directory)
+        #expect(await writer.finish() == 0)
+        let printed = try #require(writer.lines.first { $0.hasPrefix("rotated ") }?.dropFirst("rotated ".count))
+        var seen: VaultEvent?
+        for await event in events {
+            seen = event
+            break
+        }
+        #expect(seen == .tokenUpdated(Fingerprint(hex: String(printed))))
+        let token = try #require(try await vault.refreshToken())
+        #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "from-process-b")
+    }
+
+    @Test func twoProcessesRefreshingAtOnceSpendTheRefreshTokenOnce() async throws {
+        let server = try ScriptedHTTPServer()
+        // Already expired when stored: both processes decide `expired` on launch.
+        _ = try await storeSession(expiresIn: 0)
+        server.enqueue(.json(#"{"access_token":"new-access","token_type":"bearer","expires_in":3600,"refresh_token":"rotated-across-processes","user":{"id":"user-123"}}"#, delay: 0.8))
+        server.defaultResponse = .json(status: 400, #"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Already Used"}"#)
+        let first = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
+        let second = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
+        #expect(await first.finish() == 0)
+        #expect(await second.finish() == 0)
+        #expect(server.requestCount == 1, "exactly one network call across both processes")
+        let outcomes = first.lines + second.lines
+        #expect(outcomes.count == 2)
+        #expect(outcomes.allSatisfy { $0.hasPrefix("home ") && $0.hasSuffix(" v2") }, "\(outcomes)")
+        #expect(Set(outcomes).count == 1, "both processes ended on the same rotated session")
+    }
+
+    @Test func aNewProcessAfterARestartGoesHomeWithoutTheNetwork() async throws {
+        let server = try ScriptedHTTPServer()
+        let stored = try await storeSession()
+        let restarted = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
+        #expect(await restarted.finish() == 0)
+        #expect(restarted.lines == ["home \(stored.refreshTokenFingerprint?.hex ?? "") v1"])
+        #expect(server.requestCount == 0)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import SessionVault
+
+@Suite("Rekey: re-encrypt under a new root key, crash-safe switch")
+struct RekeyTests {
+    @Test func afterRekeyOnlyTheNewKeyOpensTheVaultAndTokensSurvive() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let before = try await vault.store(Fixtures.goTrue())
+        let newKeyPath = fixture.directory.file("new.key")
+        let newKeys = try KeyFileProvider.create(at: newKeyPath)
+        try await vault.rekey(to: newKeys)
+        let after = try #require(try await vault.currentSession())
+        #expect(after.id == before.id)
+        #expect(after.refreshTokenFingerprint != before.refreshTokenFingerprint, "fingerprints use the new fingerprint key")
+        await vault.close()
+
+        do {
+            _ = try fixture.open(create: false)
+            Issue.record("the old key still opens the vault")
+        } catch {
+            guard case VaultError.corrupted(let reason) = error, reason.kind == .wrongKey else { Issue.record("unexpected \(error)"); return }
+        }
+        let reopened = try Vault.open(at: fixture.path, keys: newKeys, clock: fixture.clock.function, create: false)
+        let token = try #require(try await reopened.refreshToken())
+        #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "\(Fixtures.refreshMarker)-1")
+        #expect(try await reopened.currentSession()?.refreshTokenFingerprint == after.refreshTokenFingerprint)
+        for (path, bytes) in fixture.allFileBytes() {
+            #expect(!bytes.contains(Fixtures.refreshMarker), "token bytes in \(path)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
+    }
+
+    @Test func aCrashAfterTheHeaderSwitchRollsForward() async throws {
+        // Produce the re-encrypted copy and its header for real, then put the directory back
+        // into the state a crash between "header switched" and "copy renamed" leaves.
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        await vault.close()
+        let oldDatabase = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+        let newKeys = try KeyFileProvider.create(at: fixture.directory.file("new.key"))
+        let rekeyed = try fixture.open(create: false)
+        try await rekeyed.rekey(to: newKeys)
+        await rekeyed.close()
+        try FileManager.default.moveItem(atPath: fixture.path, toPath: fixture.files.rekeyTemporary)
+        try oldDatabase.write(to: URL(fileURLWithPath: fixture.path))
+        let header = try #require(try HeaderFile.read(at: fixture.files.header))
+        var pending = header
+        pending.rekeyPending = true
+        try HeaderFile(path: fixture.files.header, header: header).write(pending, durable: true)
+
+        let recovered = try Vault.open(at: fixture.path, keys: newKeys, clock: fixture.clock.function, create: false)
+        let token = try #require(try await recovered.refreshToken())
+        #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "\(Fixtures.refreshMarker)-1")
+        #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
+        #expect(try HeaderFile.read(at: fixture.files.header)?.rekeyPending == false)
+    }
+
+    @Test func aCrashBeforeTheHeaderSwitchKeepsTheOldKey() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        await vault.close()
+        // A half-built copy left behind by a crash: ignored and removed; the old key rules.
+        try Data(repeating: 0xAB, count: 8192).write(to: URL(fileURLWithPath: fixture.files.rekeyTemporary))
+        let reopened = try fixture.open(create: false)
+        #expect(try await reopened.currentSession() != nil)
+        #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
+    }
+}
