@@ -12,8 +12,8 @@ import CSodium
 /// Separate subkeys mean a leak of one (say, the database key exported for the `sqlcipher`
 /// shell) does not open the sealed tokens or forge fingerprints.
 final class VaultKeys: Sendable {
-    /// `x'<64 hex>'`, exactly 67 bytes, in locked memory.
-    let databaseRawKey: SecretBytes
+    /// The SQLCipher page key (subkey 1).
+    private let databaseKey: SecretBytes
     let fieldKey: SecretBytes
     let fingerprintKey: SecretBytes
     /// Public: tells "wrong key" from "damaged file" without touching the database.
@@ -24,8 +24,7 @@ final class VaultKeys: Sendable {
 
     init(root: SecretBytes) throws(CryptoError) {
         do {
-            let database = try Self.derive(1, from: root)
-            databaseRawKey = try Self.rawKeyString(database)
+            databaseKey = try Self.derive(1, from: root)
             fieldKey = try Self.derive(2, from: root)
             fingerprintKey = try Self.derive(3, from: root)
             let check = try Self.derive(4, from: root)
@@ -49,7 +48,13 @@ final class VaultKeys: Sendable {
         })
     }
 
-    /// Builds SQLCipher's raw-key string inside locked memory; no `String` ever holds it.
+    /// SQLCipher's raw-key string `x'<64 hex>'` (67 bytes), built fresh in locked memory on each
+    /// access and zeroed when the caller lets go of it: the hex form exists only while a
+    /// connection is being keyed. No `String` ever holds it.
+    var databaseRawKey: SecretBytes {
+        get throws { try Self.rawKeyString(databaseKey) }
+    }
+
     private static func rawKeyString(_ key: SecretBytes) throws -> SecretBytes {
         try SecretBytes(count: 67) { out in
             guard let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }

@@ -32,6 +32,6 @@ extension Vault {
         guard keys.keyCheckValue == header.keyCheckValue else {
             throw .corrupted(CorruptionReason(.wrongKey, "the key does not match this vault's key check value"))
         }
-        return keys.databaseRawKey
+        do { return try keys.databaseRawKey } catch { throw .crypto((error as? CryptoError) ?? .secureAllocationFailed(bytes: 67)) }
     }
 }
