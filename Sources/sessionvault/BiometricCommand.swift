@@ -18,18 +18,10 @@ struct BiometricCommand: AsyncParsableCommand {
         let console = Console()
         try await CLIFailure.reporting(console) {
             let now = clock.now
-            let location = try options.location()
-            try location.requireVault()
-            let vault = try options.open(try options.keyProvider(), now: now)
-            let session: Session?
-            do {
+            let session = try await options.withExistingVault(now: now) { vault in
                 try await vault.setBiometricUnlock(setting.isEnabled)
-                session = try await vault.currentSession()
-            } catch {
-                await vault.close()
-                throw error
+                return try await vault.currentSession()
             }
-            await vault.close()
             if options.json {
                 console.line(JSONValue.object([
                     "biometricEnabled": .bool(setting.isEnabled),

@@ -20,17 +20,9 @@ struct EventsCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         try await CLIFailure.reporting(console) {
-            let location = try options.location()
-            try location.requireVault()
-            let vault = try options.open(try options.keyProvider(), now: Date())
-            let events: [AuditEvent]
-            do {
-                events = try await vault.auditEvents(limit: limit)
-            } catch {
-                await vault.close()
-                throw error
+            let events = try await options.withExistingVault(now: Date()) { vault in
+                try await vault.auditEvents(limit: limit)
             }
-            await vault.close()
             if options.json {
                 console.line(JSONValue.object(["vault": .string(options.path), "events": .array(events.map(\.json))]).rendered())
             } else if events.isEmpty {

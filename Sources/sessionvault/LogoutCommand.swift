@@ -15,20 +15,11 @@ struct LogoutCommand: AsyncParsableCommand {
         let console = Console()
         try await CLIFailure.reporting(console) {
             let now = clock.now
-            let location = try options.location()
-            try location.requireVault()
-            let vault = try options.open(try options.keyProvider(), now: now)
-            let session: Session?
-            let path: ResumePath
-            do {
-                session = try await vault.currentSession()
+            let (session, path) = try await options.withExistingVault(now: now) { vault in
+                let session = try await vault.currentSession()
                 try await vault.signOut()
-                path = ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy)
-            } catch {
-                await vault.close()
-                throw error
+                return (session, ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy))
             }
-            await vault.close()
             if options.json {
                 guard case .object(var members) = path.json else { return 0 }
                 members["signedOutSession"] = .string(session?.id)

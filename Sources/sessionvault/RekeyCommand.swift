@@ -26,11 +26,8 @@ struct RekeyCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         try await CLIFailure.reporting(console) {
-            let location = try options.location()
-            try location.requireVault()
-            let vault = try options.open(try options.keyProvider(), now: Date())
-            var created = false
-            do {
+            let created = try await options.withExistingVault(now: Date()) { vault in
+                var created = false
                 if FileManager.default.fileExists(atPath: newKeyFile) {
                     do {
                         _ = try KeyFileProvider(path: newKeyFile).rootKey(recorded: .stored, create: false)
@@ -46,11 +43,8 @@ struct RekeyCommand: AsyncParsableCommand {
                     created = true
                 }
                 try await vault.rekey(to: KeyFileProvider(path: newKeyFile))
-            } catch {
-                await vault.close()
-                throw error
+                return created
             }
-            await vault.close()
             if options.json {
                 console.line(JSONValue.object([
                     "vault": .string(options.path),

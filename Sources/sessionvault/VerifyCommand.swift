@@ -14,21 +14,13 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         try await CLIFailure.reporting(console, keyStatus: CLIFailure.keyProblem) {
-            let location = try options.location()
-            try location.requireVault()
+            try options.location().requireVault()
             let keys = try options.keyProvider(keyStatus: CLIFailure.keyProblem)
             let started = Date()
             let report: VerificationReport
             var foundAtOpen = false
             do {
-                let vault = try options.open(keys, now: Date())
-                do {
-                    report = try await vault.verify()
-                } catch {
-                    await vault.close()
-                    throw error
-                }
-                await vault.close()
+                report = try await options.withExistingVault(now: Date(), keys: keys) { try await $0.verify() }
             } catch {
                 guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
                 // Damage found by the cheap checks at open is damage all the same.
