@@ -28,13 +28,7 @@ extension Vault {
         guard version != lastDataVersion else { return }
         lastDataVersion = version
         let before = state
-        do {
-            state = try VaultState.load(from: connection, keys: keys)
-        } catch let reason as CorruptionReason {
-            throw .corrupted(reason)
-        } catch {
-            throw mapWriteError(error)
-        }
+        try reloadState(from: connection)
         try? header.recordGeneration(state.generation)
         emitDifferences(from: before, to: state)
     }

@@ -210,13 +210,7 @@ extension Vault {
         } catch {
             throw mapWriteError(error)
         }
-        do {
-            state = try VaultState.load(from: connection, keys: keys)
-        } catch let reason as CorruptionReason {
-            throw .corrupted(reason)
-        } catch {
-            throw mapWriteError(error)
-        }
+        try reloadState(from: connection)
         lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? lastDataVersion
         do {
             try header.recordGeneration(state.generation)
@@ -225,6 +219,15 @@ extension Vault {
             logger.warning("header generation not recorded", metadata: ["vault.operation": "\(operation)", "error": "\(error)"])
         }
         return result
+    }
+
+    /// Re-reads the state row and current session (opening its tokens) after a change.
+    func reloadState(from connection: Connection) throws(VaultError) {
+        do {
+            state = try VaultState.load(from: connection, keys: keys)
+        } catch {
+            throw mapWriteError(error)
+        }
     }
 
     func mapWriteError(_ error: any Error) -> VaultError {
