@@ -4,8 +4,10 @@ import Foundation
 ///
 /// The cheap check run on every open: header and key check value, the cipher guard, page 1 and
 /// the schema (migration history), the state row with its generation against the header's, the
-/// current session row and its sealed tokens. Failures come out classified: `corrupted` with a
-/// taxonomy reason, `unavailable`, or an operational error.
+/// current session row and its sealed tokens, read in one transaction that ends with a probe for
+/// pages SQLCipher refused. Nothing here scans the file: that is `verify()`. Failures come out
+/// classified: `corrupted` with a taxonomy reason, `unavailable`, or an operational error; only
+/// the failure path looks closer (`CorruptionDiagnosis`) to name the damage precisely.
 struct VaultOpener {
     let files: VaultFiles
     let keyProvider: any KeyProvider
@@ -35,17 +37,38 @@ struct VaultOpener {
         guard let header else {
             throw .corrupted(CorruptionReason(.headerDamaged, "the database exists but its header \(files.header) is missing"))
         }
+        // Cheap truncation checks on the file size alone. A file cut at a page boundary passes
+        // them; page 1 then records more pages than the file holds, which the first read
+        // reports and `CorruptionDiagnosis.truncation` names.
         if databaseSize == 0 { throw .corrupted(CorruptionReason(.truncated, "the database file is empty")) }
         if databaseSize % Int64(VaultHeader.cipherPageSize) != 0 {
             throw .corrupted(CorruptionReason(.truncated, "the database is \(databaseSize) bytes, not a whole number of \(VaultHeader.cipherPageSize)-byte pages"))
         }
 
+        let keys = try unlock(header)
+        var connection: Connection? = try connect(keys: keys, create: false)
+        do {
+            if let live = connection { return try finishOpening(live, header: header, keys: keys) }
+        } catch {
+            // Closing normally would checkpoint the write-ahead log into the database and delete
+            // it: the evidence that tells a damaged log from a rollback would be gone for the
+            // next open and for the CLI.
+            if case .corrupted = error { CorruptionDiagnosis(files: files, keys: keys).closePreservingEvidence(&connection) }
+            throw error
+        }
+        throw .closed
+    }
+
+    /// The root key from the provider, checked against the header's key check value.
+    func unlock(_ header: VaultHeader) throws(VaultError) -> VaultKeys {
         let root: RootKey
         do {
             root = try keyProvider.rootKey(recorded: header.derivation, create: false)
         } catch {
             switch error {
             case .missing(let detail): throw .corrupted(CorruptionReason(.keyMissing, detail))
+            // A key file whose checksum or format is wrong no longer holds the key: the file's
+            // key is lost as surely as if the key file were deleted.
             case .invalid(let detail): throw .corrupted(CorruptionReason(.keyMissing, "the key is damaged: \(detail)"))
             case .unavailable(let detail, let retryAfter): throw .unavailable(retryAfter: retryAfter, detail: detail)
             default: throw .keyProvider(error)
@@ -54,19 +77,39 @@ struct VaultOpener {
         let keys: VaultKeys
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         guard keys.keyCheckValue == header.keyCheckValue else {
+            // Reported as corrupted(.wrongKey) so the app takes the login path, but the file
+            // itself was not read and may be healthy: ResumeManager's automatic recovery does
+            // not wipe on this kind (a mistyped passphrase must not destroy a good vault). An
+            // explicit `Vault.recover` does wipe it.
             throw .corrupted(CorruptionReason(.wrongKey, "the key does not match this vault's key check value; the file itself was not read"))
         }
+        return keys
+    }
 
-        let connection = try connect(keys: keys, create: false)
-        let headerFile: HeaderFile
-        do { headerFile = try HeaderFile(path: files.header, header: header) } catch { throw .io(error) }
+    /// `unlock` for a vault whose header is on disk, for tools that verify after a failed open.
+    func unlock() throws(VaultError) -> (keys: VaultKeys, header: VaultHeader) {
+        guard let header = try HeaderFile.read(at: files.header) else {
+            throw .corrupted(CorruptionReason(.headerDamaged, "the header \(files.header) is missing"))
+        }
+        return (try unlock(header), header)
+    }
+
+    /// Schema, state and generation checks on a connection whose first read succeeded.
+    private func finishOpening(_ connection: Connection, header: VaultHeader, keys: VaultKeys) throws(VaultError) -> Opened {
+        try migrate(connection, keys: keys)
         let state = try load(connection, keys: keys)
         if state.generation < header.generation {
-            let walDamaged = (FileIO.size(files.wal) ?? 0) > 0
+            // The header records a generation only after the commit that made it is durable, so
+            // a header ahead of the database is never a crash between the two writes: either an
+            // older copy of the file was put back, or the write-ahead log lost committed frames
+            // (then the log is still there, with frames SQLite could not use).
+            let walDamaged = CorruptionDiagnosis.walHasFrames(files)
             throw .corrupted(CorruptionReason(walDamaged ? .damagedWAL : .rollback,
                 "the database is at generation \(state.generation) but the header saw \(header.generation)"
                 + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back")))
         }
+        let headerFile: HeaderFile
+        do { headerFile = try HeaderFile(path: files.header, header: header) } catch { throw .io(error) }
         // The header lags after a crash between commit and header write: catch it up.
         do { try headerFile.recordGeneration(state.generation) } catch { throw .io(error) }
         return Opened(connection: connection, keys: keys, header: headerFile, state: state)
@@ -94,6 +137,7 @@ struct VaultOpener {
             throw .io(error)
         }
         let connection = try connect(keys: keys, create: true)
+        try migrate(connection, keys: keys)
         do {
             if let tombstone = Tombstone.read(at: files.tombstone) {
                 try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
@@ -106,52 +150,76 @@ struct VaultOpener {
         return Opened(connection: connection, keys: keys, header: headerFile, state: state)
     }
 
-    /// Opens, keys and checks a connection, then brings the schema up to date.
+    /// Opens, keys and checks a connection: the cipher guard, then the first read of page 1.
     func connect(keys: VaultKeys, create: Bool) throws(VaultError) -> Connection {
+        let connection: Connection
         do {
-            let connection = try Connection(path: files.database, create: create)
+            connection = try Connection(path: files.database, create: create)
+        } catch {
+            throw Self.classify(error, files: files)
+        }
+        do {
             try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
             try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
             guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
             // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
             _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
             try connection.applyVaultPragmas(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            try migrator.migrate(connection, now: now.unixMilliseconds)
             return connection
         } catch let error as VaultError {
             throw error
         } catch let error as SQLiteError {
-            throw Self.classify(error, files: files)
-        } catch let error as MigrationError {
-            switch error {
-            case .checksumMismatch: throw .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
-            case .futureSchema: throw .corrupted(CorruptionReason(.futureSchema, error.description))
-            case .malformedHistory: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
-            case .sqlite(let sqliteError): throw Self.classify(sqliteError, files: files)
-            }
+            throw CorruptionDiagnosis(files: files, keys: keys).classify(error)
         } catch {
             throw .invalidArgument("\(error)")
         }
     }
 
-    private func load(_ connection: Connection, keys: VaultKeys) throws(VaultError) -> VaultState {
+    /// Checks the recorded migrations against the shipped ones, then applies the pending ones.
+    func migrate(_ connection: Connection, keys: VaultKeys) throws(VaultError) {
         do {
-            return try VaultState.load(from: connection, keys: keys)
+            try migrator.migrate(connection, now: now.unixMilliseconds)
+        } catch {
+            switch error {
+            case .checksumMismatch: throw .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
+            // An app cannot use a schema from the future, and the vault is only a cache of a
+            // login: reported as corrupted(.futureSchema), so recovery wipes it and the user
+            // signs in again (the newer app, if it comes back, starts from an empty vault).
+            case .futureSchema: throw .corrupted(CorruptionReason(.futureSchema, error.description))
+            case .malformedHistory: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
+            case .sqlite(let sqliteError): throw CorruptionDiagnosis(files: files, keys: keys).classify(sqliteError)
+            }
+        }
+    }
+
+    /// Reads the state row and the current session in one read transaction that ends with a
+    /// check that no page was handed over zeroed (see `readCheckingPageAuthentication`).
+    private func load(_ connection: Connection, keys: VaultKeys) throws(VaultError) -> VaultState {
+        let diagnosis = CorruptionDiagnosis(files: files, keys: keys)
+        do {
+            return try connection.readCheckingPageAuthentication { try VaultState.load(from: connection, keys: keys) }
+        } catch is PageAuthenticationFailure {
+            throw .corrupted(diagnosis.damagedPageFinding().map { CorruptionReason(.damagedPage, $0.detail) }
+                             ?? CorruptionReason(.damagedPage, "a page read while opening failed authentication (HMAC)"))
         } catch let reason as CorruptionReason {
             throw .corrupted(reason)
         } catch let error as SQLiteError {
-            throw Self.classify(error, files: files)
+            throw diagnosis.classify(error)
         } catch {
             throw .invalidArgument("\(error)")
         }
     }
 
     /// Turns an SQLite failure during open or read into a taxonomy entry where it is one.
+    /// This is the quick mapping used on the write path too; the open path first asks
+    /// `CorruptionDiagnosis` for a more precise entry (truncation, the damaged page).
     static func classify(_ error: SQLiteError, files: VaultFiles) -> VaultError {
-        let walHasContent = (FileIO.size(files.wal) ?? 0) > 0
+        let walHasContent = CorruptionDiagnosis.walHasFrames(files)
         switch error.code {
         case .notADatabase:
-            return .corrupted(CorruptionReason(walHasContent ? .damagedWAL : .notADatabase, "\(error.message) (a page failed authentication or the file is not a database)"))
+            // Page 1 failed its HMAC, or is not SQLCipher's at all. Not the log's fault: its
+            // frames carry checksums, and a frame that fails them is ignored, not decrypted.
+            return .corrupted(CorruptionReason(.notADatabase, "\(error.message) (a page failed authentication or the file is not a database)"))
         case .corrupt:
             return .corrupted(CorruptionReason(walHasContent ? .damagedWAL : .structuralDamage, error.message))
         case .busy, .locked:

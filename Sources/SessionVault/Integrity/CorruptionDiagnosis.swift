@@ -1,0 +1,189 @@
+import CSQLCipher
+import Foundation
+
+/// Names the damage behind a failure, on the failure path only (never on a healthy open).
+///
+/// SQLite reports most kinds of damage with the same two codes: SQLITE_CORRUPT ("database disk
+/// image is malformed") and, for pages that SQLCipher refused, a zeroed page that surfaces as
+/// SQLITE_CORRUPT or SQLITE_ERROR. The diagnosis looks closer with read-only connections of its
+/// own: read-only so that they can never write or checkpoint, and opened while the caller's
+/// connection still holds the file, so that nothing is changed before the evidence is recorded.
+struct CorruptionDiagnosis {
+    let files: VaultFiles
+    let keys: VaultKeys
+
+    /// Size of a write-ahead log header; a longer log holds frames.
+    static let walHeaderSize: Int64 = 32
+
+    /// Whether the write-ahead log holds frames (committed or not). A log that outlived its last
+    /// connection means the previous process did not close the vault (a crash, or it is still
+    /// running); its frames may hold commits the database file does not have yet.
+    static func walHasFrames(_ files: VaultFiles) -> Bool {
+        (FileIO.size(files.wal) ?? 0) > walHeaderSize
+    }
+
+    /// The error to report for an SQLite failure met while opening or reading: `.corrupted` with
+    /// the most precise taxonomy entry found, else the operational classification.
+    func classify(_ error: SQLiteError) -> VaultError {
+        if let reason = reason(for: error) { return .corrupted(reason) }
+        return VaultOpener.classify(error, files: files)
+    }
+
+    /// The taxonomy entry for `error`, or nil when it is not damage (busy, out of space, ...).
+    func reason(for error: SQLiteError) -> CorruptionReason? {
+        switch error.code {
+        case .notADatabase:
+            return CorruptionReason(.notADatabase, "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))")
+        case .ioError where error.extendedCode.rawValue == 522: // SQLITE_IOERR_SHORT_READ
+            return CorruptionReason(.truncated, "a page lies beyond the end of the file (\(error.message))")
+        case .corrupt, .error:
+            if let truncation = truncation() { return truncation }
+            if let damaged = damagedPageFinding() { return CorruptionReason(.damagedPage, damaged.detail) }
+            if error.code == .corrupt {
+                if Self.walHasFrames(files) {
+                    return CorruptionReason(.damagedWAL, "\(error.message), with frames in the write-ahead log that the database cannot use")
+                }
+                return CorruptionReason(.structuralDamage, error.message)
+            }
+            // SQLITE_ERROR is also what a mistake in our own SQL gives: only a schema object
+            // missing from a file whose migrations all ran is damage. Anything else stays an
+            // operational error rather than being wiped as corruption.
+            if error.message.hasPrefix("no such table") || error.message.hasPrefix("no such column") {
+                return CorruptionReason(.structuralDamage, "the schema lacks an object the migrations created: \(error.message)")
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Truncation to a whole number of pages: page 1 authenticates but records more pages than
+    /// the file holds. SQLite refuses such a file with a bare SQLITE_CORRUPT; with
+    /// `writable_schema` on, SQLite 3.15 skips that check, so `page_count` tells what page 1
+    /// records. Only meaningful when the write-ahead log is empty (pages may legitimately live
+    /// only in the log until a checkpoint).
+    func truncation() -> CorruptionReason? {
+        guard !Self.walHasFrames(files), let size = FileIO.size(files.database) else { return nil }
+        let pageSize = Int64(VaultHeader.cipherPageSize)
+        let filePages = size / pageSize
+        guard let connection = try? openReadOnly() else { return nil }
+        do {
+            try connection.execute("PRAGMA writable_schema = ON")
+            guard let recorded = try connection.scalarInt("PRAGMA page_count"), recorded > filePages else { return nil }
+            return CorruptionReason(.truncated, "page 1 records \(recorded) pages of \(pageSize) bytes; the file holds \(filePages) (\(size) bytes)")
+        } catch {
+            return nil
+        }
+    }
+
+    /// Scans every page and, when one fails authentication, says which page and, when it can
+    /// be told, which table or index it belongs to.
+    func damagedPageFinding() -> VerificationFinding? {
+        guard let connection = try? openReadOnly() else { return nil }
+        let scan = PageScanner.scan(connection)
+        guard let page = scan.damagedPage else { return nil }
+        return finding(forDamagedPage: page, connection: connection)
+    }
+
+    /// The finding for a page the scan found damaged, with its owner when it can be told.
+    func finding(forDamagedPage page: Int, connection: Connection) -> VerificationFinding {
+        let owner = owner(ofDamagedPageIn: connection)
+        let place: String
+        switch owner {
+        case .some(let name):
+            place = " (part of \(name.object == name.table ? "table \(name.table)" : "index \(name.object) of table \(name.table)"))"
+        case .none:
+            place = " (reached by no table or index: a free page)"
+        }
+        let pageText = page > 0 ? "page \(page)" : "a page"
+        return VerificationFinding(kind: .damagedPage, detail: "\(pageText) failed authentication (HMAC): altered or damaged on disk\(place)",
+                                   page: page > 0 ? page : nil, table: owner?.table)
+    }
+
+    /// Finds the table or index whose pages include the damaged one: each is read in full in a
+    /// read transaction of its own, then probed (see `readCheckingPageAuthentication`). Failure
+    /// path only: it costs a few reads of the whole file.
+    private func owner(ofDamagedPageIn connection: Connection) -> (object: String, table: String)? {
+        var objects: [(type: String, name: String, table: String)] = []
+        do {
+            let statement = try connection.prepare("SELECT type, name, tbl_name FROM sqlite_master WHERE rootpage > 0 ORDER BY rootpage")
+            while try statement.step() {
+                if let type = statement.text(0), let name = statement.text(1), let table = statement.text(2) {
+                    objects.append((type, name, table))
+                }
+            }
+        } catch {
+            // The schema's own pages are the damaged ones.
+            return ("sqlite_master", "sqlite_master")
+        }
+        for object in objects {
+            let sql = object.type == "index"
+                ? "SELECT count(*) FROM \(quoted(object.table)) INDEXED BY \(quoted(object.name))"
+                : "SELECT * FROM \(quoted(object.name))"
+            let readFails: Bool
+            do {
+                try connection.readCheckingPageAuthentication { try readEveryValue(connection, sql) }
+                readFails = false
+            } catch is PageAuthenticationFailure {
+                readFails = true
+            } catch let error as SQLiteError where error.code == .corrupt {
+                readFails = true
+            } catch {
+                // Not damage (e.g. the planner refused the index): this object is not the owner.
+                readFails = false
+            }
+            if readFails { return (object.name, object.table) }
+        }
+        return nil
+    }
+
+    /// Steps through every row and touches every value, so overflow pages are read too.
+    private func readEveryValue(_ connection: Connection, _ sql: String) throws {
+        var statement: OpaquePointer?
+        let prepared = sqlite3_prepare_v2(connection.handle, sql, -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        guard prepared == SQLITE_OK, let statement else { throw connection.error(prepared, sql: sql) }
+        let columns = sqlite3_column_count(statement)
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            guard result == SQLITE_ROW else { throw connection.error(result, sql: sql) }
+            for column in 0..<columns { _ = sqlite3_column_bytes(statement, column) }
+        }
+    }
+
+    private func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A keyed, read-only connection on the database (it cannot write or checkpoint).
+    func openReadOnly() throws(SQLiteError) -> Connection {
+        let connection = try Connection(path: files.database, create: false, readOnly: true)
+        do {
+            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
+        } catch let error as SQLiteError {
+            throw error
+        } catch {
+            throw SQLiteError(extendedCode: .error, message: "keying failed: \(error)")
+        }
+        try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+        return connection
+    }
+
+    /// Closes `connection` without letting SQLite checkpoint the write-ahead log into the
+    /// database and delete it, which the last connection to close normally does.
+    ///
+    /// Why: on the corruption path the log is evidence. A damaged log is told apart from a
+    /// rollback by its frames; checkpointing the frames that survive and deleting the log would
+    /// turn the next open's (and the CLI's) `damagedWAL` into `rollback`. SQLite 3.15 has no
+    /// SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (3.16), so a read-only connection that has read the
+    /// file holds its shared lock while `connection` closes: the close cannot take the
+    /// exclusive lock a checkpoint needs. The read-only connection cannot checkpoint either.
+    func closePreservingEvidence(_ connection: inout Connection?) {
+        guard connection != nil else { return }
+        let holder = try? openReadOnly()
+        _ = try? holder?.scalarInt("PRAGMA schema_version")
+        connection = nil
+        withExtendedLifetime(holder) {}
+    }
+}
