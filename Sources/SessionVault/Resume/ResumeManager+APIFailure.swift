@@ -18,7 +18,7 @@ extension ResumeManager {
         } else {
             return nil
         }
-        guard let vault = await currentVault() else {
+        guard let vault = currentVault() else {
             return .login(reason: reason, showExpiredMessage: Self.showsExpiredMessage(reason))
         }
         return await endSession(vault, reason: reason)

@@ -11,12 +11,15 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// The SQL that failed, when there was one.
     public let sql: String?
+    /// The operating system's errno behind an I/O failure (`sqlite3_system_errno`), or 0.
+    public let systemErrno: Int32
 
-    public init(extendedCode: ResultCode, message: String, sql: String? = nil) {
+    public init(extendedCode: ResultCode, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = extendedCode.primary
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+        self.systemErrno = systemErrno
     }
 
     public var description: String {

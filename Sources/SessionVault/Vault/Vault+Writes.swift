@@ -224,7 +224,8 @@ extension Vault {
     /// Re-reads the state row and current session (opening its tokens) after a change.
     func reloadState(from connection: Connection) throws(VaultError) {
         do {
-            state = try VaultState.load(from: connection, keys: keys)
+            // Same guard as at open: SQLCipher 3 hands a page that fails its HMAC over as zeroes.
+            state = try connection.readCheckingPageAuthentication { try VaultState.load(from: connection, keys: keys) }
         } catch {
             throw mapWriteError(error)
         }
@@ -233,7 +234,10 @@ extension Vault {
     func mapWriteError(_ error: any Error) -> VaultError {
         switch error {
         case let error as VaultError: return error
+        case let error as SQLiteError where error.isOutOfSpace: return .storageFull(error.description)
         case let error as SQLiteError: return VaultOpener.classify(error, files: files)
+        case is PageAuthenticationFailure:
+            return .corrupted(CorruptionReason(.damagedPage, "a page read after a change failed authentication (HMAC)"))
         case let error as CorruptionReason: return .corrupted(error)
         case let error as FileIOError: return .io(error)
         case let error as CryptoError: return .crypto(error)

@@ -10,7 +10,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The SQLite library linked is not SQLCipher (`PRAGMA cipher_version` is empty): refusing
     /// to write tokens into a plaintext database.
     case notSQLCipher
-    /// A database operation failed (disk full, read-only directory, busy). Nothing committed was lost.
+    /// The disk is full or a file-size limit was reached. The write was rolled back; the
+    /// previously committed session is intact.
+    case storageFull(String)
+    /// A database operation failed (read-only directory, I/O error). Nothing committed was lost.
     case database(SQLiteError)
     /// A file operation failed.
     case io(FileIOError)
@@ -32,6 +35,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
         case .keyProvider(let error): return "\(error)"
         case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
+        case .storageFull(let detail): return "out of storage space: \(detail)"
         case .database(let error): return "\(error)"
         case .io(let error): return "\(error)"
         case .crypto(let error): return "\(error)"
