@@ -4,7 +4,7 @@
 //   VaultTestHost resume <db> <keyfile> <goTrueBaseURL>     one ResumeManager.resume()
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost signout <db> <keyfile>
-//   VaultTestHost watch <db> <keyfile> <seconds>            prints vault events until the time is up
+//   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 import Foundation
 import SessionVault
 
@@ -59,14 +59,18 @@ do {
         try await vault.signOut()
         line("signedOut")
     case "watch":
-        guard arguments.count == 5, let seconds = Double(arguments[4]) else { fail("watch needs seconds") }
+        guard arguments.count == 5 else { fail("watch needs a stop file") }
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         let events = await vault.events()
         line("watching")
         let reader = Task {
             for await event in events { line(describe(event)) }
         }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+        // Until the test says stop: a fixed watch time would race a busy test machine.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: arguments[4]) && Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
         reader.cancel()
     default:
         fail("unknown command \(arguments[1])")

@@ -5,10 +5,10 @@ import Testing
 /// never a wipe of something that may not be a vault.
 @Suite("sessionvault bad input")
 struct BadInputTests {
-    @Test func aDirectoryAsTheVault() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func aDirectoryAsTheVault() async throws {
+        let vault = try await CLIVault.signedIn()
         for command in [["inspect"], ["resume"], ["verify"], ["events"], ["wipe", "--yes"]] {
-            let result = try CLI.run(command + ["--vault", vault.directory.path, "--key-file", vault.keyPath])
+            let result = try await CLI.run(command + ["--vault", vault.directory.path, "--key-file", vault.keyPath])
             #expect(result.status == 1, "\(command)")
             #expect(result.isOneLineError, "\(command)")
             #expect(result.stderr.contains("is a directory"), "\(command)")
@@ -16,10 +16,10 @@ struct BadInputTests {
         #expect(vault.exists(vault.path))
     }
 
-    @Test func keyFilesOfTheWrongModeLengthOrKind() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func keyFilesOfTheWrongModeLengthOrKind() async throws {
+        let vault = try await CLIVault.signedIn()
         let loose = vault.directory.file("loose.key")
-        #expect(try CLI.run(["keygen", "--key-file", loose]).status == 0)
+        #expect(try await CLI.run(["keygen", "--key-file", loose]).status == 0)
         #expect(chmod(loose, 0o644) == 0)
         let short = vault.directory.file("short.key")
         _ = FileManager.default.createFile(atPath: short, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o600])
@@ -30,7 +30,7 @@ struct BadInputTests {
         ]
         for (key, message) in cases {
             for (command, status) in [(["resume"], Int32(1)), (["inspect"], 2), (["verify"], 2), (["export-key", "--format", "sqlcipher"], 2)] {
-                let result = try CLI.run(command + ["--vault", vault.path, "--key-file", key])
+                let result = try await CLI.run(command + ["--vault", vault.path, "--key-file", key])
                 #expect(result.status == status, "\(command) with \(message)")
                 #expect(result.isOneLineError, "\(command) with \(message)")
                 #expect(result.stderr.contains(message), "\(command) with \(message)")
@@ -40,28 +40,28 @@ struct BadInputTests {
         #expect(vault.exists(vault.path) && vault.exists(vault.keyPath), "a bad key file never leads to a wipe")
     }
 
-    @Test func databasesThatAreNotVaults() throws {
+    @Test func databasesThatAreNotVaults() async throws {
         let directory = TemporaryDirectory()
         let key = directory.file("k")
-        #expect(try CLI.run(["keygen", "--key-file", key]).status == 0)
+        #expect(try await CLI.run(["keygen", "--key-file", key]).status == 0)
         let plain = directory.file("app.sqlite")
         let sqlite = try #require(CLI.tool("sqlite3"))
-        #expect(try CLI.spawn(sqlite, [plain, "CREATE TABLE t(a);"]).status == 0)
+        #expect(try await CLI.spawn(sqlite, [plain, "CREATE TABLE t(a);"]).status == 0)
         let text = directory.file("notes.txt")
         _ = FileManager.default.createFile(atPath: text, contents: Data("hello\n".utf8))
 
-        let plainResult = try CLI.run(["inspect", "--vault", plain, "--key-file", key])
+        let plainResult = try await CLI.run(["inspect", "--vault", plain, "--key-file", key])
         #expect(plainResult.status == 1)
         #expect(plainResult.isOneLineError)
         #expect(plainResult.stderr.contains("plain, unencrypted SQLite database"))
 
-        let textResult = try CLI.run(["inspect", "--vault", text, "--key-file", key])
+        let textResult = try await CLI.run(["inspect", "--vault", text, "--key-file", key])
         #expect(textResult.status == 1)
         #expect(textResult.isOneLineError)
         #expect(textResult.stderr.contains("not a SessionVault vault"))
 
         // resume decides (a file with no header) but does not wipe it.
-        let resumed = try CLI.run(["resume", "--vault", text, "--key-file", key, "--json"])
+        let resumed = try await CLI.run(["resume", "--vault", text, "--key-file", key, "--json"])
         #expect(resumed.status == 0)
         #expect(resumed.json?["reason"] as? String == "headerDamaged")
         #expect(resumed.json?["recovered"] as? Bool == false)
@@ -69,7 +69,7 @@ struct BadInputTests {
         #expect(FileManager.default.fileExists(atPath: key))
     }
 
-    @Test func usageErrorsExit64WithAHelpHint() throws {
+    @Test func usageErrorsExit64WithAHelpHint() async throws {
         let vault = CLIVault()
         let cases: [[String]] = [
             ["bogus"],
@@ -80,7 +80,7 @@ struct BadInputTests {
             ["inspect", "--vault", vault.path, "--key-file", vault.keyPath, "--events", "-1"],
         ]
         for arguments in cases {
-            let result = try CLI.run(arguments)
+            let result = try await CLI.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.hasPrefix("Error: "), "\(arguments)")
             #expect(result.stderr.contains("--help"), "\(arguments)")
@@ -88,24 +88,24 @@ struct BadInputTests {
         }
     }
 
-    @Test func helpAndVersion() throws {
-        let help = try CLI.run(["--help"])
+    @Test func helpAndVersion() async throws {
+        let help = try await CLI.run(["--help"])
         #expect(help.status == 0)
         for command in ["keygen", "import", "resume", "inspect", "verify", "events", "logout", "biometric", "rekey", "wipe", "export-key", "demo"] {
             #expect(help.stdout.contains("  \(command)"), "\(command) listed")
         }
-        let version = try CLI.run(["--version"])
+        let version = try await CLI.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout == "0.1.0\n")
     }
 
-    @Test func bareFileNamesInTheCurrentDirectory() throws {
+    @Test func bareFileNamesInTheCurrentDirectory() async throws {
         let directory = TemporaryDirectory()
-        let imported = try CLI.run(["import", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn],
+        let imported = try await CLI.run(["import", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn],
                                    stdin: Fixtures.goTrueJSON(), in: directory.path)
         #expect(imported.status == 0)
         #expect(!imported.crashed)
-        let resumed = try CLI.run(["resume", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn, "--json"], in: directory.path)
+        let resumed = try await CLI.run(["resume", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn, "--json"], in: directory.path)
         #expect(resumed.json?["path"] as? String == "valid")
     }
 }

@@ -3,11 +3,11 @@ import Testing
 
 @Suite("sessionvault demo")
 struct DemoCommandTests {
-    @Test func theTourShowsEveryPathInOrderAndRunsAgainCleanly() throws {
+    @Test func theTourShowsEveryPathInOrderAndRunsAgainCleanly() async throws {
         let directory = TemporaryDirectory()
         let demo = directory.file("tour")
         for run in 1...2 {
-            let result = try CLI.run(["demo", "--dir", demo])
+            let result = try await CLI.run(["demo", "--dir", demo])
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             #expect(result.stderr.isEmpty, "run \(run)")
             let output = result.stdout
@@ -30,20 +30,20 @@ struct DemoCommandTests {
         #expect(FileManager.default.fileExists(atPath: demo + "/vault.key"))
     }
 
-    @Test func itOnlyRemovesItsOwnFiles() throws {
+    @Test func itOnlyRemovesItsOwnFiles() async throws {
         let directory = TemporaryDirectory()
         let keep = directory.file("notes.txt")
         _ = FileManager.default.createFile(atPath: keep, contents: Data("mine".utf8))
-        let result = try CLI.run(["demo", "--dir", directory.path])
+        let result = try await CLI.run(["demo", "--dir", directory.path])
         #expect(result.status == 0)
         #expect(FileManager.default.contents(atPath: keep) == Data("mine".utf8))
     }
 
-    @Test func aFileInsteadOfADirectoryIsAnError() throws {
+    @Test func aFileInsteadOfADirectoryIsAnError() async throws {
         let directory = TemporaryDirectory()
         let file = directory.file("plain")
         _ = FileManager.default.createFile(atPath: file, contents: Data())
-        let result = try CLI.run(["demo", "--dir", file])
+        let result = try await CLI.run(["demo", "--dir", file])
         #expect(result.status == 1)
         #expect(result.isOneLineError)
     }

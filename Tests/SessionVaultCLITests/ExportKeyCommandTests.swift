@@ -12,9 +12,9 @@ struct ExportKeyCommandTests {
         return hex.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
     }
 
-    @Test func theLineOpensTheVaultInTheSqlcipherShellButPlainSqliteCannot() throws {
-        let vault = try CLIVault.signedIn()
-        let exported = try vault.run(["export-key"], ["--format", "sqlcipher"])
+    @Test func theLineOpensTheVaultInTheSqlcipherShellButPlainSqliteCannot() async throws {
+        let vault = try await CLIVault.signedIn()
+        let exported = try await vault.run(["export-key"], ["--format", "sqlcipher"])
         #expect(exported.status == 0)
         let wellFormed = Self.isPragmaLine(exported.stdout)
         #expect(wellFormed, "stdout is not a single PRAGMA key line")
@@ -25,54 +25,54 @@ struct ExportKeyCommandTests {
 
         let sqlcipher = try #require(CLI.tool("sqlcipher"), "apt package sqlcipher (make deps installs it)")
         let script = exported.stdout + "PRAGMA cipher_page_size = 4096;\nSELECT subject, tenant, length(refresh_token) > 0 FROM sessions;\n"
-        let shell = try CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
+        let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
         #expect(shell.status == 0, "sqlcipher: \(shell.stderr)")
         #expect(shell.stdout == "user-123|tenant-9|1\n")
         let leaked = shell.stdout.contains(Fixtures.refreshMarker)
         #expect(!leaked, "the sealed token must stay sealed in the shell")
 
-        let withoutKey = try CLI.spawn(sqlcipher, [vault.path], stdin: Data("PRAGMA cipher_page_size = 4096;\nSELECT count(*) FROM sessions;\n".utf8))
+        let withoutKey = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data("PRAGMA cipher_page_size = 4096;\nSELECT count(*) FROM sessions;\n".utf8))
         #expect(withoutKey.stdout.isEmpty)
         #expect(withoutKey.stderr.contains("not a database"))
 
         let sqlite3 = try #require(CLI.tool("sqlite3"), "apt package sqlite3")
-        let plain = try CLI.spawn(sqlite3, [vault.path, "SELECT count(*) FROM sessions;"])
+        let plain = try await CLI.spawn(sqlite3, [vault.path, "SELECT count(*) FROM sessions;"])
         #expect(plain.status != 0)
         #expect(plain.stdout.isEmpty)
         #expect(plain.stderr.contains("not a database"))
     }
 
-    @Test func aWrongOrMissingKeyExitsTwoAndPrintsNothing() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func aWrongOrMissingKeyExitsTwoAndPrintsNothing() async throws {
+        let vault = try await CLIVault.signedIn()
         let otherKey = vault.directory.file("other.key")
-        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
-        let wrong = try CLI.run(["export-key", "--format", "sqlcipher", "--vault", vault.path, "--key-file", otherKey])
+        #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let wrong = try await CLI.run(["export-key", "--format", "sqlcipher", "--vault", vault.path, "--key-file", otherKey])
         #expect(wrong.status == 2)
         #expect(wrong.stdout.isEmpty)
         #expect(wrong.isOneLineError)
-        let missing = try CLI.run(["export-key", "--format", "sqlcipher", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
+        let missing = try await CLI.run(["export-key", "--format", "sqlcipher", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
         #expect(missing.status == 2)
         #expect(missing.stdout.isEmpty)
     }
 
-    @Test func theKeyOfADamagedVaultCanStillBeExported() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase(at: 5000)
-        let exported = try vault.run(["export-key"], ["--format", "sqlcipher"])
+    @Test func theKeyOfADamagedVaultCanStillBeExported() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase(at: 5000)
+        let exported = try await vault.run(["export-key"], ["--format", "sqlcipher"])
         #expect(exported.status == 0)
         let wellFormed = Self.isPragmaLine(exported.stdout)
         #expect(wellFormed)
     }
 
-    @Test func formatIsRequiredAndJSONIsRefused() throws {
-        let vault = try CLIVault.signedIn()
-        let noFormat = try vault.run(["export-key"])
+    @Test func formatIsRequiredAndJSONIsRefused() async throws {
+        let vault = try await CLIVault.signedIn()
+        let noFormat = try await vault.run(["export-key"])
         #expect(noFormat.status == 64)
         #expect(noFormat.stdout.isEmpty)
-        let json = try vault.run(["export-key"], ["--format", "sqlcipher", "--json"])
+        let json = try await vault.run(["export-key"], ["--format", "sqlcipher", "--json"])
         #expect(json.status == 64)
         #expect(json.stdout.isEmpty)
-        let otherFormat = try vault.run(["export-key"], ["--format", "hex"])
+        let otherFormat = try await vault.run(["export-key"], ["--format", "hex"])
         #expect(otherFormat.status == 64)
         #expect(otherFormat.stdout.isEmpty)
     }

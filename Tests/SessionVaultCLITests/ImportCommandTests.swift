@@ -3,9 +3,9 @@ import Testing
 
 @Suite("sessionvault import")
 struct ImportCommandTests {
-    @Test func importsAGoTrueResponseIntoANewVault() throws {
+    @Test func importsAGoTrueResponseIntoANewVault() async throws {
         let vault = CLIVault()
-        let result = try vault.run(["import"], ["--now", Fixtures.signIn, "--biometric"], stdin: Fixtures.goTrueJSON())
+        let result = try await vault.run(["import"], ["--now", Fixtures.signIn, "--biometric"], stdin: Fixtures.goTrueJSON())
         #expect(result.status == 0)
         #expect(result.stdout.contains("created \(vault.path)"))
         #expect(result.stdout.contains("user-123, tenant tenant-9, roles peer_mentor"))
@@ -22,9 +22,9 @@ struct ImportCommandTests {
         #expect(!inClear)
     }
 
-    @Test func importsAnRFC6749ResponseAsJSON() throws {
+    @Test func importsAnRFC6749ResponseAsJSON() async throws {
         let vault = CLIVault()
-        let result = try vault.run(["import"], ["--now", Fixtures.signIn, "--json"], stdin: Fixtures.oauthJSON())
+        let result = try await vault.run(["import"], ["--now", Fixtures.signIn, "--json"], stdin: Fixtures.oauthJSON())
         #expect(result.status == 0)
         let json = try #require(result.json)
         #expect(json["created"] as? Bool == true)
@@ -38,20 +38,20 @@ struct ImportCommandTests {
         #expect(!result.leaksToken)
     }
 
-    @Test func aSecondImportReplacesTheSession() throws {
-        let vault = try CLIVault.signedIn()
-        let first = try vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]]
-        let result = try vault.run(["import"], ["--now", "2027-01-15T08:30:00Z", "--json"],
+    @Test func aSecondImportReplacesTheSession() async throws {
+        let vault = try await CLIVault.signedIn()
+        let first = try await vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]]
+        let result = try await vault.run(["import"], ["--now", "2027-01-15T08:30:00Z", "--json"],
                                    stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"))
         #expect(result.status == 0)
         #expect(result.json?["created"] as? Bool == false)
-        let sessions = try #require(try vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]])
+        let sessions = try await #require(try vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]])
         #expect(sessions.count == 1)
         #expect(sessions.first?["id"] as? String != first?.first?["id"] as? String)
         #expect(sessions.first?["refreshTokenFingerprint"] as? String != first?.first?["refreshTokenFingerprint"] as? String)
     }
 
-    @Test func unreadableJSONIsRefusedAndCreatesNothing() throws {
+    @Test func unreadableJSONIsRefusedAndCreatesNothing() async throws {
         let vault = CLIVault()
         let cases: [(Data, String)] = [
             (Data("not json at all".utf8), "not a JSON object"),
@@ -61,7 +61,7 @@ struct ImportCommandTests {
             (Data(#"{"access_token":"a","expires_in":"soon","user":{"id":"u"}}"#.utf8), "expires_in"),
         ]
         for (input, message) in cases {
-            let result = try vault.run(["import"], ["--now", Fixtures.signIn], stdin: input)
+            let result = try await vault.run(["import"], ["--now", Fixtures.signIn], stdin: input)
             #expect(result.status == 1, "input expecting \(message)")
             #expect(result.isOneLineError, "input expecting \(message)")
             #expect(result.stderr.contains(message))
@@ -71,36 +71,36 @@ struct ImportCommandTests {
         #expect(!vault.exists(vault.keyPath))
     }
 
-    @Test func passphraseOnTheFirstLineThenTheResponse() throws {
+    @Test func passphraseOnTheFirstLineThenTheResponse() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("p.db")
         var input = Data("a long passphrase for the test\n".utf8)
         input.append(Fixtures.goTrueJSON())
-        let imported = try CLI.run(["import", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn], stdin: input)
+        let imported = try await CLI.run(["import", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn], stdin: input)
         #expect(imported.status == 0)
         #expect(!imported.stdout.contains("a long passphrase"))
 
-        let resumed = try CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
+        let resumed = try await CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
                                   stdin: Data("a long passphrase for the test\n".utf8))
         #expect(resumed.status == 0)
         #expect(resumed.json?["path"] as? String == "valid")
 
-        let wrong = try CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
+        let wrong = try await CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
                                 stdin: Data("not the passphrase\n".utf8))
         #expect(wrong.status == 0)
         #expect(wrong.json?["path"] as? String == "corrupted")
         #expect(wrong.json?["reason"] as? String == "wrongKey")
         #expect(FileManager.default.fileExists(atPath: path), "a wrong passphrase never wipes")
 
-        let inspected = try CLI.run(["inspect", "--vault", path, "--passphrase-stdin", "--json"],
+        let inspected = try await CLI.run(["inspect", "--vault", path, "--passphrase-stdin", "--json"],
                                     stdin: Data("a long passphrase for the test\n".utf8))
         #expect((inspected.json?["header"] as? [String: Any])?["keyDerivation"] as? String == "argon2id")
     }
 
-    @Test func intoACorruptedVaultFails() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
-        let result = try vault.run(["import"], ["--now", Fixtures.signIn], stdin: Fixtures.goTrueJSON())
+    @Test func intoACorruptedVaultFails() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        let result = try await vault.run(["import"], ["--now", Fixtures.signIn], stdin: Fixtures.goTrueJSON())
         #expect(result.status == 1)
         #expect(result.isOneLineError)
         #expect(result.stderr.contains("vault corrupted: notADatabase"))

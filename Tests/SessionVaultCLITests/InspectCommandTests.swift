@@ -3,9 +3,9 @@ import Testing
 
 @Suite("sessionvault inspect")
 struct InspectCommandTests {
-    @Test func jsonHasTheDocumentedShape() throws {
-        let vault = try CLIVault.signedIn(biometric: true)
-        let result = try vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z", "--json"])
+    @Test func jsonHasTheDocumentedShape() async throws {
+        let vault = try await CLIVault.signedIn(biometric: true)
+        let result = try await vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z", "--json"])
         #expect(result.status == 0)
         #expect(!result.leaksToken)
         let json = try #require(result.json)
@@ -42,17 +42,17 @@ struct InspectCommandTests {
         #expect(events.first?["fingerprint"] as? String == session["refreshTokenFingerprint"] as? String)
     }
 
-    @Test func eachSessionShowsThePathItWouldTakeAtNow() throws {
-        let vault = try CLIVault.signedIn()
-        let later = try vault.run(["inspect"], ["--now", "2027-03-01T00:00:00Z", "--json"])
+    @Test func eachSessionShowsThePathItWouldTakeAtNow() async throws {
+        let vault = try await CLIVault.signedIn()
+        let later = try await vault.run(["inspect"], ["--now", "2027-03-01T00:00:00Z", "--json"])
         let sessions = try #require(later.json?["sessions"] as? [[String: Any]])
         #expect(sessions.first?["path"] as? String == "missing")
         #expect(sessions.first?["reason"] as? String == "refreshTokenExpired")
     }
 
-    @Test func humanOutputHasEverySection() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z"])
+    @Test func humanOutputHasEverySection() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await vault.run(["inspect"], ["--now", "2027-01-15T08:10:00Z"])
         #expect(result.status == 0)
         for section in ["Engine", "Files", "Schema version 4", "Sessions (1)", "State", "Audit log", "Tombstone"] {
             #expect(result.stdout.contains("\n\(section)"), "section \(section)")
@@ -63,23 +63,23 @@ struct InspectCommandTests {
         #expect(!result.leaksToken)
     }
 
-    @Test func exitTwoForAWrongOrMissingKey() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func exitTwoForAWrongOrMissingKey() async throws {
+        let vault = try await CLIVault.signedIn()
         let otherKey = vault.directory.file("other.key")
-        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
-        let wrong = try CLI.run(["inspect", "--vault", vault.path, "--key-file", otherKey])
+        #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let wrong = try await CLI.run(["inspect", "--vault", vault.path, "--key-file", otherKey])
         #expect(wrong.status == 2)
         #expect(wrong.isOneLineError)
         #expect(wrong.stderr.contains("wrongKey"))
-        let missing = try CLI.run(["inspect", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
+        let missing = try await CLI.run(["inspect", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("keyMissing"))
     }
 
-    @Test func exitOneForADamagedVaultWithWhatCouldBeRead() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
-        let result = try vault.run(["inspect"], ["--json"])
+    @Test func exitOneForADamagedVaultWithWhatCouldBeRead() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        let result = try await vault.run(["inspect"], ["--json"])
         #expect(result.status == 1)
         #expect(result.isOneLineError)
         let json = try #require(result.json)
@@ -88,15 +88,15 @@ struct InspectCommandTests {
         #expect(vault.exists(vault.path), "inspect never wipes")
     }
 
-    @Test func aWipedVaultShowsItsTombstone() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
-        #expect(try vault.run(["resume"], ["--now", Fixtures.signIn]).status == 0)
-        let result = try vault.run(["inspect"])
+    @Test func aWipedVaultShowsItsTombstone() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        await #expect(try vault.run(["resume"], ["--now", Fixtures.signIn]).status == 0)
+        let result = try await vault.run(["inspect"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("wiped"))
         #expect(result.stdout.contains("notADatabase at 2027-01-15T08:00:00Z"))
-        let json = try #require(try vault.run(["inspect"], ["--json"]).json)
+        let json = try await #require(try vault.run(["inspect"], ["--json"]).json)
         #expect((json["tombstone"] as? [String: Any])?["reason"] as? String == "notADatabase")
     }
 }

@@ -3,8 +3,8 @@ import Testing
 
 @Suite("sessionvault resume")
 struct ResumeCommandTests {
-    @Test func walksValidExpiredMissingWithTheClock() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func walksValidExpiredMissingWithTheClock() async throws {
+        let vault = try await CLIVault.signedIn()
         // ISO 8601 and Unix seconds both work for --now.
         let cases: [(String, String, String?)] = [
             ("2027-01-15T08:10:00Z", "valid", nil),
@@ -12,7 +12,7 @@ struct ResumeCommandTests {
             ("2027-02-20T08:00:00Z", "missing", "refreshTokenExpired"),
         ]
         for (now, path, reason) in cases {
-            let result = try vault.run(["resume"], ["--now", now, "--json"])
+            let result = try await vault.run(["resume"], ["--now", now, "--json"])
             #expect(result.status == 0)
             let json = try #require(result.json)
             #expect(json["path"] as? String == path, "at \(now)")
@@ -29,9 +29,9 @@ struct ResumeCommandTests {
         #expect(vault.exists(vault.path))
     }
 
-    @Test func humanOutputIsAlignedAndTellsWhatTheAppDoes() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try vault.run(["resume"], ["--now", "2027-01-15T08:10:00Z"])
+    @Test func humanOutputIsAlignedAndTellsWhatTheAppDoes() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await vault.run(["resume"], ["--now", "2027-01-15T08:10:00Z"])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "path           valid")
@@ -41,9 +41,9 @@ struct ResumeCommandTests {
         #expect(!result.stdout.contains("\u{1B}["))
     }
 
-    @Test func anAbsentVaultIsMissingAndNothingIsCreated() throws {
+    @Test func anAbsentVaultIsMissingAndNothingIsCreated() async throws {
         let vault = CLIVault()
-        let result = try vault.run(["resume"], ["--json"])
+        let result = try await vault.run(["resume"], ["--json"])
         #expect(result.status == 0)
         #expect(result.json?["path"] as? String == "missing")
         #expect(result.json?["reason"] as? String == "neverSignedIn")
@@ -51,18 +51,18 @@ struct ResumeCommandTests {
         #expect(!vault.exists(vault.keyPath))
     }
 
-    @Test func corruptedRecoversWithATombstoneUnlessDryRun() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
+    @Test func corruptedRecoversWithATombstoneUnlessDryRun() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
 
-        let dry = try vault.run(["resume"], ["--dry-run", "--json"])
+        let dry = try await vault.run(["resume"], ["--dry-run", "--json"])
         #expect(dry.status == 0)
         #expect(dry.json?["path"] as? String == "corrupted")
         #expect(dry.json?["reason"] as? String == "notADatabase")
         #expect(dry.json?["recovered"] as? Bool == false)
         #expect(vault.exists(vault.path) && vault.exists(vault.keyPath), "--dry-run changes nothing")
 
-        let result = try vault.run(["resume"], ["--now", Fixtures.signIn])
+        let result = try await vault.run(["resume"], ["--now", Fixtures.signIn])
         #expect(result.status == 0)
         #expect(result.stdout.contains("path      corrupted"))
         #expect(result.stdout.contains("reason    notADatabase"))
@@ -72,18 +72,18 @@ struct ResumeCommandTests {
         #expect(!vault.exists(vault.keyPath), "the key is crypto-shredded")
         #expect(vault.exists(vault.tombstone))
 
-        let after = try vault.run(["resume"], ["--json"])
+        let after = try await vault.run(["resume"], ["--json"])
         #expect(after.status == 0)
         #expect(after.json?["path"] as? String == "missing")
         #expect(after.json?["reason"] as? String == "wipedAfterCorruption:notADatabase")
         #expect((after.json?["tombstone"] as? [String: Any])?["reason"] as? String == "notADatabase")
     }
 
-    @Test func aWrongKeyIsReportedButNeverWiped() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func aWrongKeyIsReportedButNeverWiped() async throws {
+        let vault = try await CLIVault.signedIn()
         let otherKey = vault.directory.file("other.key")
-        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
-        let result = try CLI.run(["resume", "--vault", vault.path, "--key-file", otherKey])
+        #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", otherKey])
         #expect(result.status == 0)
         #expect(result.stdout.contains("path      corrupted"))
         #expect(result.stdout.contains("reason    wrongKey"))
@@ -93,9 +93,9 @@ struct ResumeCommandTests {
         #expect(!vault.exists(vault.tombstone))
     }
 
-    @Test func aMissingKeyFileIsReportedButNeverWiped() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("typo.key"), "--json"])
+    @Test func aMissingKeyFileIsReportedButNeverWiped() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("typo.key"), "--json"])
         #expect(result.status == 0)
         #expect(result.json?["path"] as? String == "corrupted")
         #expect(result.json?["reason"] as? String == "keyMissing")
@@ -103,9 +103,9 @@ struct ResumeCommandTests {
         #expect(vault.exists(vault.path))
     }
 
-    @Test func aKeyOnAnAbsentVolumeIsUnavailable() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("unmounted/vault.key"), "--json"])
+    @Test func aKeyOnAnAbsentVolumeIsUnavailable() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("unmounted/vault.key"), "--json"])
         #expect(result.status == 0)
         #expect(result.json?["path"] as? String == "unavailable")
         #expect(result.json?["retryAfter"] as? Double != nil)

@@ -3,23 +3,23 @@ import Testing
 
 @Suite("sessionvault verify")
 struct VerifyCommandTests {
-    @Test func anIntactVaultExitsZero() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try vault.run(["verify"], ["--json"])
+    @Test func anIntactVaultExitsZero() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await vault.run(["verify"], ["--json"])
         #expect(result.status == 0)
         let json = try #require(result.json)
         #expect(json["intact"] as? Bool == true)
         #expect(json["pagesScanned"] is Int)
         #expect((json["findings"] as? [Any])?.isEmpty == true)
-        let text = try vault.run(["verify"])
+        let text = try await vault.run(["verify"])
         #expect(text.status == 0)
         #expect(text.stdout.contains("result         intact"))
     }
 
-    @Test func damageFoundAtOpenExitsOne() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
-        let result = try vault.run(["verify"], ["--json"])
+    @Test func damageFoundAtOpenExitsOne() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        let result = try await vault.run(["verify"], ["--json"])
         #expect(result.status == 1)
         let json = try #require(result.json)
         #expect(json["intact"] as? Bool == false)
@@ -28,21 +28,21 @@ struct VerifyCommandTests {
         #expect(findings.first?["kind"] as? String == "notADatabase")
         #expect(findings.first?["detail"] is String)
 
-        let text = try vault.run(["verify"])
+        let text = try await vault.run(["verify"])
         #expect(text.status == 1)
         #expect(text.stdout.contains("damaged: 1 finding(s)"))
         #expect(text.stdout.contains("notADatabase"))
         #expect(vault.exists(vault.path), "verify never wipes")
     }
 
-    @Test func aWrongOrMissingKeyExitsTwo() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func aWrongOrMissingKeyExitsTwo() async throws {
+        let vault = try await CLIVault.signedIn()
         let otherKey = vault.directory.file("other.key")
-        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
-        let wrong = try CLI.run(["verify", "--vault", vault.path, "--key-file", otherKey])
+        #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let wrong = try await CLI.run(["verify", "--vault", vault.path, "--key-file", otherKey])
         #expect(wrong.status == 2)
         #expect(wrong.isOneLineError)
-        let missing = try CLI.run(["verify", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
+        let missing = try await CLI.run(["verify", "--vault", vault.path, "--key-file", vault.directory.file("gone.key")])
         #expect(missing.status == 2)
         #expect(missing.isOneLineError)
     }

@@ -3,17 +3,17 @@ import Testing
 
 @Suite("sessionvault wipe")
 struct WipeCommandTests {
-    @Test func withoutYesItIsAUsageErrorAndNothingIsTouched() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try vault.run(["wipe"])
+    @Test func withoutYesItIsAUsageErrorAndNothingIsTouched() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await vault.run(["wipe"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--yes"))
         #expect(vault.exists(vault.path) && vault.exists(vault.keyPath))
     }
 
-    @Test func deletesTheVaultAndShredsTheKey() throws {
-        let vault = try CLIVault.signedIn()
-        let result = try vault.run(["wipe"], ["--yes", "--json"])
+    @Test func deletesTheVaultAndShredsTheKey() async throws {
+        let vault = try await CLIVault.signedIn()
+        let result = try await vault.run(["wipe"], ["--yes", "--json"])
         #expect(result.status == 0)
         #expect(result.json?["wiped"] as? Bool == true)
         #expect(result.json?["keyDestroyed"] as? Bool == true)
@@ -21,42 +21,42 @@ struct WipeCommandTests {
         for file in [vault.path, vault.header, vault.keyPath, vault.path + "-wal", vault.path + "-shm", vault.tombstone] {
             #expect(!vault.exists(file), "\(file) remains")
         }
-        let again = try vault.run(["wipe"], ["--yes"])
+        let again = try await vault.run(["wipe"], ["--yes"])
         #expect(again.status == 0)
         #expect(again.stdout.contains("nothing to wipe"))
     }
 
-    @Test func aCorruptedVaultLeavesATombstone() throws {
-        let vault = try CLIVault.signedIn()
-        try vault.damageDatabase()
-        let result = try vault.run(["wipe"], ["--yes", "--now", Fixtures.signIn])
+    @Test func aCorruptedVaultLeavesATombstone() async throws {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        let result = try await vault.run(["wipe"], ["--yes", "--now", Fixtures.signIn])
         #expect(result.status == 0)
         #expect(result.stdout.contains("tombstone written: notADatabase"))
         #expect(!vault.exists(vault.path))
         #expect(vault.exists(vault.tombstone))
-        let resumed = try vault.run(["resume"], ["--json"])
+        let resumed = try await vault.run(["resume"], ["--json"])
         #expect(resumed.json?["reason"] as? String == "wipedAfterCorruption:notADatabase")
     }
 
-    @Test func aKeyThatDoesNotMatchIsLeftAlone() throws {
-        let vault = try CLIVault.signedIn()
+    @Test func aKeyThatDoesNotMatchIsLeftAlone() async throws {
+        let vault = try await CLIVault.signedIn()
         let otherKey = vault.directory.file("other.key")
-        #expect(try CLI.run(["keygen", "--key-file", otherKey]).status == 0)
-        let result = try CLI.run(["wipe", "--yes", "--vault", vault.path, "--key-file", otherKey])
+        #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
+        let result = try await CLI.run(["wipe", "--yes", "--vault", vault.path, "--key-file", otherKey])
         #expect(result.status == 0)
         #expect(result.stdout.contains("key left in place"))
         #expect(!vault.exists(vault.path))
         #expect(vault.exists(otherKey), "another vault's key is never shredded")
     }
 
-    @Test func aPlainSQLiteFileIsNeverWiped() throws {
+    @Test func aPlainSQLiteFileIsNeverWiped() async throws {
         let directory = TemporaryDirectory()
         let plain = directory.file("app.sqlite")
         let sqlite = try #require(CLI.tool("sqlite3"))
-        #expect(try CLI.spawn(sqlite, [plain, "CREATE TABLE notes(body TEXT);"]).status == 0)
+        #expect(try await CLI.spawn(sqlite, [plain, "CREATE TABLE notes(body TEXT);"]).status == 0)
         let key = directory.file("k")
-        #expect(try CLI.run(["keygen", "--key-file", key]).status == 0)
-        let result = try CLI.run(["wipe", "--yes", "--vault", plain, "--key-file", key])
+        #expect(try await CLI.run(["keygen", "--key-file", key]).status == 0)
+        let result = try await CLI.run(["wipe", "--yes", "--vault", plain, "--key-file", key])
         #expect(result.status == 1)
         #expect(result.isOneLineError)
         #expect(result.stderr.contains("plain, unencrypted SQLite database"))

@@ -10,7 +10,7 @@ struct FoundationSecurityTests {
         let vault = try fixture.open()
         try await vault.store(Fixtures.goTrue())
         await vault.close()
-        let result = try Shell.run("/usr/bin/sqlite3", [fixture.path, "SELECT count(*) FROM sessions;"])
+        let result = try await Shell.run("/usr/bin/sqlite3", [fixture.path, "SELECT count(*) FROM sessions;"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("not a database") || result.stderr.contains("encrypted"))
     }
@@ -156,7 +156,7 @@ struct FoundationSecurityTests {
         }
     }
 
-    @Test func theCipherGuardRefusesAnEngineThatDoesNotAnswer() throws {
+    @Test func theCipherGuardRefusesAnEngineThatDoesNotAnswer() async throws {
         let directory = TemporaryDirectory()
         let connection = try keyedConnection(directory.file("g.db"))
         // This build is SQLCipher: the real guard passes.
@@ -166,7 +166,7 @@ struct FoundationSecurityTests {
         // treats as "not SQLCipher": shown on the real engine with a PRAGMA no build knows.
         #expect(try connection.scalarText("PRAGMA sessionvault_no_such_pragma") == nil)
         // And the system's plain sqlite3 shell answers cipher_version with nothing.
-        let plain = try Shell.run("/usr/bin/sqlite3", [":memory:", "PRAGMA cipher_version;"])
+        let plain = try await Shell.run("/usr/bin/sqlite3", [":memory:", "PRAGMA cipher_version;"])
         #expect(plain.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 

@@ -18,7 +18,8 @@ struct MultiProcessTests {
 
     @Test func anotherProcessSeesTokenBiometricAndSignOutChanges() async throws {
         _ = try await storeSession()
-        let watcher = try TestHostProcess(["watch", path, keyPath, "4"], scratch: directory)
+        let stopFile = directory.file("stop-watching")
+        let watcher = try TestHostProcess(["watch", path, keyPath, stopFile], scratch: directory)
         #expect(await watcher.waitFor("watching"))
         let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
         let rotated = try await vault.rotate(Fixtures.goTrue(refresh: "from-process-a", access: "access-a"))
@@ -28,6 +29,7 @@ struct MultiProcessTests {
         #expect(await watcher.waitFor("biometricChanged true"))
         try await vault.signOut()
         #expect(await watcher.waitFor("signedOut"))
+        FileManager.default.createFile(atPath: stopFile, contents: nil)
         #expect(await watcher.finish() == 0)
         #expect(!watcher.output.contains("from-process-a"), "the other process never prints a token")
     }

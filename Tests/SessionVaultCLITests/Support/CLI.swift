@@ -24,14 +24,14 @@ enum CLI {
 
     /// Runs `sessionvault arguments…` in `directory`, with `stdin` piped in (or /dev/null).
     static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
-                    timeout: TimeInterval = 60) throws -> CLIResult {
+                    timeout: TimeInterval = 60) async throws -> CLIResult {
         guard let executable else { throw NotBuilt() }
-        return try Self.spawn(executable, arguments, stdin: stdin, in: directory, timeout: timeout)
+        return try await Self.spawn(executable, arguments, stdin: stdin, in: directory, timeout: timeout)
     }
 
     /// Runs any program (the `sqlcipher` and `sqlite3` shells too).
     static func spawn(_ program: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
-                      timeout: TimeInterval = 60) throws -> CLIResult {
+                      timeout: TimeInterval = 60) async throws -> CLIResult {
         let scratch = TemporaryDirectory("sessionvault-cli-io")
         let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -55,11 +55,13 @@ enum CLI {
             input.fileHandleForWriting.write(stdin)
             try? input.fileHandleForWriting.close()
         }
+        // Waits by sleeping the task, not the thread: the test pool has one thread per core
+        // (two here), and a blocked thread starves every other test running meanwhile.
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
+        while process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 2_000_000) }
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            while process.isRunning { try? await Task.sleep(nanoseconds: 2_000_000) }
         }
         try? out.close()
         try? err.close()

@@ -12,14 +12,14 @@ struct CLIVault {
     var vaultArguments: [String] { ["--vault", path, "--key-file", keyPath] }
 
     /// Runs `sessionvault <command> --vault … --key-file … <extra>`.
-    func run(_ command: [String], _ extra: [String] = [], stdin: Data? = nil) throws -> CLIResult {
-        try CLI.run(command + vaultArguments + extra, stdin: stdin)
+    func run(_ command: [String], _ extra: [String] = [], stdin: Data? = nil) async throws -> CLIResult {
+        try await CLI.run(command + vaultArguments + extra, stdin: stdin)
     }
 
     /// A vault holding the GoTrue fixture, signed in at `Fixtures.signIn`.
-    static func signedIn(biometric: Bool = false) throws -> CLIVault {
+    static func signedIn(biometric: Bool = false) async throws -> CLIVault {
         let vault = CLIVault()
-        let result = try vault.run(["import"], ["--now", Fixtures.signIn] + (biometric ? ["--biometric"] : []), stdin: Fixtures.goTrueJSON())
+        let result = try await vault.run(["import"], ["--now", Fixtures.signIn] + (biometric ? ["--biometric"] : []), stdin: Fixtures.goTrueJSON())
         guard result.status == 0 else { throw SetupFailed(step: "import", result: result) }
         return vault
     }
@@ -27,7 +27,7 @@ struct CLIVault {
     func exists(_ file: String) -> Bool { FileManager.default.fileExists(atPath: file) }
 
     /// Flips one byte of the database at `offset` (page 1 lies in bytes 0..<4096).
-    func damageDatabase(at offset: UInt64 = 1000) throws {
+    func damageDatabase(at offset: UInt64 = 1000) async throws {
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         try handle.seek(toOffset: offset)

@@ -8,7 +8,7 @@ enum Shell {
         let stderr: String
     }
 
-    static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -21,7 +21,8 @@ enum Shell {
         try? input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Sleep the task, not the thread: the test pool has only one thread per core.
+        while process.isRunning { try? await Task.sleep(nanoseconds: 2_000_000) }
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 }
