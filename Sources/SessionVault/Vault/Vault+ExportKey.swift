@@ -1,3 +1,5 @@
+import Foundation
+
 extension Vault {
     /// The SQLCipher key of the database at `path`, in the raw-key form `x'<64 hex>'` (67 bytes),
     /// for opening the file with the stock `sqlcipher` shell during an investigation.
@@ -17,21 +19,8 @@ extension Vault {
         guard let header = try HeaderFile.read(at: files.header) else {
             throw .corrupted(CorruptionReason(.headerDamaged, "no vault header at \(files.header)"))
         }
-        let root: RootKey
-        do {
-            root = try provider.rootKey(recorded: header.derivation, create: false)
-        } catch {
-            switch error {
-            case .missing(let detail): throw .corrupted(CorruptionReason(.keyMissing, detail))
-            case .unavailable(let detail, let retryAfter): throw .unavailable(retryAfter: retryAfter, detail: detail)
-            default: throw .keyProvider(error)
-            }
-        }
-        let keys: VaultKeys
-        do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
-        guard keys.keyCheckValue == header.keyCheckValue else {
-            throw .corrupted(CorruptionReason(.wrongKey, "the key does not match this vault's key check value"))
-        }
+        // The same key acquisition and key-check-value comparison as every open.
+        let keys = try VaultOpener(files: files, keyProvider: provider, now: Date(), create: false).unlock(header)
         do { return try keys.databaseRawKey } catch { throw .crypto((error as? CryptoError) ?? .secureAllocationFailed(bytes: 67)) }
     }
 }
