@@ -28,8 +28,14 @@ test: deps
 	swift build --build-tests
 	swift test --skip-build
 
+# Builds and runs the benchmark suite (its own package in Benchmarks/, own .build), exports the run
+# as JMH JSON and prints the issue's figures from that same run, ending with PASS or FAIL <names>.
 bench: deps
-	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3; }
+	@# touch: SwiftPM may keep an old build plan of the path dependency (..) and miss source files added there.
+	cd Benchmarks && touch Package.swift && rm -f .build/bench-results/Current_run.jmh.json && \
+		{ swift package --allow-writing-to-package-directory benchmark run --format jmh --path .build/bench-results --no-progress || echo "benchmark run failed (exit $$?)"; } && \
+		python3 report.py .build/bench-results/Current_run.jmh.json
 
 clean:
 	rm -rf .build .demo
