@@ -187,6 +187,21 @@ struct FoundationSecurityTests {
         #expect(a != c)
     }
 
+    @Test func aReleasedSecretLeavesOnlyZeroesBehind() throws {
+        // Arena slots stay mapped after release, so the memory a secret used can be read back.
+        // 3000 bytes: the largest slot class, which no other test uses, so no parallel test
+        // takes the slot over before it is read.
+        var address: UnsafeRawPointer?
+        do {
+            var bytes = [UInt8](repeating: 0xA5, count: 3000)
+            let secret = try SecretBytes(consuming: &bytes)
+            address = secret.withUnsafeBytes { $0.baseAddress }
+            #expect(secret.withUnsafeBytes { $0.allSatisfy { $0 == 0xA5 } })
+        }
+        let slot = try #require(address)
+        #expect(UnsafeRawBufferPointer(start: slot, count: 3000).allSatisfy { $0 == 0 }, "the slot was not zeroed on release")
+    }
+
     @Test func descriptionsNeverContainATokenOrKey() async throws {
         let fixture = TestVault()
         let vault = try fixture.open()

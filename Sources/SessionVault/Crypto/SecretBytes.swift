@@ -2,8 +2,9 @@ import CSodium
 
 /// Key material in locked memory.
 ///
-/// The bytes live in a `sodium_malloc` allocation (guard pages, `mlock`ed so they are not
-/// swapped out) and are zeroed by `sodium_free` when the last reference goes. There is no
+/// The bytes live in locked memory (`mlock`ed so they are never swapped out): a slot of the
+/// `LockedArena` for small secrets, a `sodium_malloc` allocation with its own guard pages for
+/// large ones. They are zeroed when the last reference goes. There is no
 /// `description` of the bytes, no `Codable`, and `==` runs in constant time. Bytes are reached
 /// only through `withUnsafeBytes`.
 public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -11,6 +12,8 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     private let pointer: UnsafeMutableRawPointer
     /// Number of bytes held.
     public let count: Int
+    /// The arena slot size, or 0 for a `sodium_malloc` allocation of its own.
+    private let slotSize: Int
 
     /// Allocates `count` zeroed bytes of locked memory and lets `initialize` fill them.
     convenience init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
@@ -22,10 +25,16 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     /// Same, with a non-optional pointer for C functions whose parameters are non-null.
     init(count: Int, filling initialize: (UnsafeMutablePointer<UInt8>, Int) throws -> Void) throws {
         try Sodium.ensureInitialized()
-        // sodium_malloc(0) is legal but returns a pointer we must not touch; keep one byte.
-        guard let pointer = sodium_malloc(max(count, 1)) else { throw CryptoError.secureAllocationFailed(bytes: count) }
-        sodium_memzero(pointer, max(count, 1))
-        self.pointer = pointer
+        if let slot = LockedArena.shared.allocate(max(count, 1)) {
+            self.pointer = slot.pointer
+            self.slotSize = slot.slotSize
+        } else {
+            // sodium_malloc(0) is legal but returns a pointer we must not touch; keep one byte.
+            guard let pointer = sodium_malloc(max(count, 1)) else { throw CryptoError.secureAllocationFailed(bytes: count) }
+            sodium_memzero(pointer, max(count, 1))
+            self.pointer = pointer
+            self.slotSize = 0
+        }
         self.count = count
         do {
             try initialize(pointer.assumingMemoryBound(to: UInt8.self), count)
@@ -59,8 +68,12 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     deinit {
-        // sodium_free zeroes the allocation before releasing it.
-        sodium_free(pointer)
+        if slotSize > 0 {
+            LockedArena.shared.release(pointer, slotSize: slotSize)
+        } else {
+            // sodium_free zeroes the allocation before releasing it.
+            sodium_free(pointer)
+        }
     }
 
     /// Calls `body` with the bytes. Do not let the pointer escape.

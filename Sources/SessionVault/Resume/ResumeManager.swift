@@ -64,6 +64,8 @@ public actor ResumeManager {
 
     /// Decides the path and carries it out.
     public func resume() async -> ResumeOutcome {
+        // A refresh is already deciding this launch's outcome: share it without another read.
+        if let inFlight { return await inFlight.value }
         let vault: Vault
         let path: ResumePath
         do {
