@@ -198,8 +198,11 @@ package final class PlainRotator {
                 AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
             """)
         deleteLease = try database.prepare("DELETE FROM refresh_lease WHERE session_id = ?")
-        insertAudit = try database.prepare("INSERT INTO audit_log (at, event, session_id, fingerprint, reason) VALUES (?, ?, ?, ?, ?)")
-        capAudit = try database.prepare("DELETE FROM audit_log WHERE id <= last_insert_rowid() - ?")
+        insertAudit = try database.prepare("""
+            INSERT OR REPLACE INTO audit_log (slot, seq, at, event, session_id, fingerprint, reason)
+            SELECT (audit_seq + 1) % ?, audit_seq + 1, ?, ?, ?, ?, ? FROM vault_state WHERE singleton = 1
+            """)
+        capAudit = try database.prepare("UPDATE vault_state SET audit_seq = audit_seq + 1 WHERE singleton = 1")
         advance = try database.prepare("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1")
     }
 
@@ -226,14 +229,14 @@ package final class PlainRotator {
             deleteLease.bind(1, sessionID)
             try deleteLease.run()
             insertAudit.reset()
-            insertAudit.bind(1, now)
-            insertAudit.bind(2, "rotated")
-            insertAudit.bind(3, sessionID)
-            insertAudit.bindNull(4)
+            insertAudit.bind(1, Int64(ResumePolicy.standard.auditLogCapacity))
+            insertAudit.bind(2, now)
+            insertAudit.bind(3, "rotated")
+            insertAudit.bind(4, sessionID)
             insertAudit.bindNull(5)
+            insertAudit.bindNull(6)
             try insertAudit.run()
             capAudit.reset()
-            capAudit.bind(1, Int64(ResumePolicy.standard.auditLogCapacity))
             try capAudit.run()
             advance.reset()
             advance.bind(1, now)

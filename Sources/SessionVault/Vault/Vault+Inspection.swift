@@ -68,8 +68,8 @@ extension Vault {
 
     private func readAuditEvents(_ connection: Connection, limit: Int) throws -> [AuditEvent] {
         let statement = try connection.cached("""
-            SELECT id, at, event, session_id, fingerprint, reason
-            FROM (SELECT * FROM audit_log ORDER BY id DESC LIMIT ?) ORDER BY id
+            SELECT seq, at, event, session_id, fingerprint, reason
+            FROM (SELECT * FROM audit_log ORDER BY seq DESC LIMIT ?) ORDER BY seq
             """)
         try statement.bind([.integer(Int64(limit))])
         defer { statement.reset() }

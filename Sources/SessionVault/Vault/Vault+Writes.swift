@@ -246,10 +246,14 @@ extension Vault {
     }
 
     func audit(_ connection: Connection, _ event: String, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
-        try connection.run("INSERT INTO audit_log (at, event, session_id, fingerprint, reason) VALUES (?, ?, ?, ?, ?)",
-                           [.integer(time.unixMilliseconds), .text(event), sessionID.sqlValue, fingerprint.map { .text($0.hex) } ?? .null, reason.sqlValue])
-        // Capped: the log is for support, not an archive, and must not grow the file forever.
-        try connection.run("DELETE FROM audit_log WHERE id <= last_insert_rowid() - ?", [.integer(Int64(policy.auditLogCapacity))])
+        // Capped as a ring (see Migrations/0003): the log is for support, not an archive, and
+        // must not grow the file forever.
+        try connection.run("""
+            INSERT OR REPLACE INTO audit_log (slot, seq, at, event, session_id, fingerprint, reason)
+            SELECT (audit_seq + 1) % ?, audit_seq + 1, ?, ?, ?, ?, ? FROM vault_state WHERE singleton = 1
+            """, [.integer(Int64(max(policy.auditLogCapacity, 1))), .integer(time.unixMilliseconds), .text(event), sessionID.sqlValue,
+                  fingerprint.map { .text($0.hex) } ?? .null, reason.sqlValue])
+        try connection.run("UPDATE vault_state SET audit_seq = audit_seq + 1 WHERE singleton = 1")
     }
 
     private func requireSession() throws(VaultError) -> Session {
