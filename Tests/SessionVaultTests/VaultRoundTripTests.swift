@@ -70,6 +70,31 @@ struct VaultRoundTripTests {
         #expect(try await vault.currentSession()?.tokenVersion == 2)
     }
 
+    @Test func whatRotateReturnsIsExactlyWhatTheFileHolds() async throws {
+        // rotate keeps its state in memory instead of reading the row back: prove they agree,
+        // for a full GoTrue response and for an RFC 6749 one without refresh token or scope.
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        try await vault.touch()
+        fixture.clock.advance(by: 90)
+        let full = try await vault.rotate(Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-2", access: "second-access"),
+                                          serverClockOffset: 2.5)
+        fixture.clock.advance(by: 30)
+        let partial = try await vault.rotate(TokenResponse(json: Data(#"{"access_token":"third-access","token_type":"bearer","expires_in":600}"#.utf8)))
+        #expect(partial.refreshTokenFingerprint == full.refreshTokenFingerprint, "the refresh token is kept")
+        let inMemory = try await vault.snapshot()
+        let inMemoryRefresh = try #require(try await vault.refreshToken())
+        let inMemoryAccess = try #require(try await vault.accessToken())
+        await vault.close()
+        let reopened = try fixture.open()
+        #expect(try await reopened.snapshot() == inMemory)
+        #expect(try await reopened.currentSession() == partial)
+        #expect(try #require(try await reopened.refreshToken()).hasSameValue(as: inMemoryRefresh))
+        #expect(try #require(try await reopened.accessToken()).hasSameValue(as: inMemoryAccess))
+        #expect(try await reopened.accessToken()?.fingerprint == inMemoryAccess.fingerprint)
+    }
+
     @Test func storingTheSameTokensAgainIsANoOpAndEmitsNothing() async throws {
         let fixture = TestVault()
         let vault = try fixture.open()

@@ -74,8 +74,21 @@ extension Vault {
         if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
         let id = current.session.id
         let sealed = try seal(response, keepingRefresh: state.tokens.refresh, sessionID: id, tokenVersion: version + 1)
-        try write("rotate") { connection, now in
-            let offset = serverClockOffset ?? state.serverClockOffset
+        let offset = serverClockOffset ?? state.serverClockOffset
+        let refreshToken = response.refreshToken ?? state.tokens.refresh
+        let apply: (inout VaultState, UInt64, Date) -> Void = { state, generation, now in
+            guard var row = state.current else { return }
+            row.session = row.session.rotated(response, times: TokenTimes(response, receivedAt: now, policy: self.policy, serverClockOffset: offset),
+                                              sealed: sealed.fingerprints, version: version + 1)
+            row.sealedRefresh = sealed.refresh
+            row.sealedAccess = sealed.access
+            state.current = row
+            state.tokens = StoredTokens(refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
+                                        access: Token(secret: response.accessToken.secret, fingerprint: sealed.accessFingerprint))
+            state.generation = generation
+            state.serverClockOffset = offset
+        }
+        try write("rotate", apply: apply) { connection, now in
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
             try connection.run("""
                 UPDATE sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ?,
@@ -192,26 +205,47 @@ extension Vault {
 
     /// Runs `body` in one immediate, durable transaction that also advances the generation, then
     /// re-reads the state and records the generation in the header.
+    ///
+    /// - Parameter apply: when given, the in-memory state is brought forward by this closure
+    ///   (with the committed generation) instead of being read back from the file: the hot
+    ///   rotate path knows exactly what it wrote. It falls back to a read when another process
+    ///   committed since this one last looked, so nothing of theirs is missed.
     @discardableResult
-    func write<T>(_ operation: String, _ body: (Connection, Date) throws -> T) throws(VaultError) -> T {
+    func write<T>(_ operation: String, apply: ((inout VaultState, UInt64, Date) -> Void)? = nil,
+                  _ body: (Connection, Date) throws -> T) throws(VaultError) -> T {
         let connection = try liveConnection()
         let now = clock()
         let result: T
+        var committedGeneration: UInt64?
         do {
             result = try connection.transaction {
+                // Inside the write lock: nobody else can commit until this transaction ends.
+                let changedElsewhere = try apply != nil && (connection.scalarInt("PRAGMA data_version") ?? 0) != lastDataVersion
                 let value = try body(connection, now)
                 if let activity = pendingActivity, let id = state.current?.session.id {
                     try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
                 }
                 try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
                                    [.integer(now.unixMilliseconds)])
+                if apply != nil && !changedElsewhere {
+                    committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").map { UInt64($0) }
+                }
                 return value
             }
         } catch {
             throw mapWriteError(error)
         }
-        try reloadState(from: connection)
-        lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? lastDataVersion
+        if let apply, let committedGeneration {
+            apply(&state, committedGeneration, now)
+            if let activity = pendingActivity {
+                let lastActive = max(state.current?.session.lastActiveAt ?? activity, activity)
+                state.current?.session.lastActiveAt = lastActive
+            }
+            state.lastWallClock = max(state.lastWallClock, now)
+        } else {
+            try reloadState(from: connection)
+            lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? lastDataVersion
+        }
         do {
             try header.recordGeneration(state.generation)
         } catch {
@@ -272,6 +306,8 @@ extension Vault {
         let access: [UInt8]
         let refreshFingerprint: Fingerprint?
         let accessFingerprint: Fingerprint
+
+        var fingerprints: (refresh: Fingerprint?, access: Fingerprint) { (refreshFingerprint, accessFingerprint) }
     }
 
     private func seal(_ response: TokenResponse, keepingRefresh kept: Token?, sessionID: String, tokenVersion: Int64) throws(VaultError) -> SealedTokens {
