@@ -27,14 +27,17 @@ enum FieldCipher {
     /// Opens a seal into locked memory; throws if it was altered, moved or sealed under another key.
     static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {
         guard sealed.count >= 1 + nonceSize + tagSize, sealed[0] == formatVersion else { throw .malformedCiphertext }
-        let nonce = Array(sealed[1...nonceSize])
-        let ciphertext = Array(sealed[(1 + nonceSize)...])
+        let ciphertextCount = sealed.count - 1 - nonceSize
         do {
-            return try SecretBytes(count: ciphertext.count - tagSize, filling: { out, _ in
-                let rc = key.withBytePointer { keyBytes, _ in
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        out, nil, nil, ciphertext, UInt64(ciphertext.count),
-                        associatedData, UInt64(associatedData.count), nonce, keyBytes)
+            return try SecretBytes(count: ciphertextCount - tagSize, filling: { out, _ in
+                // Pointers into the sealed bytes: no copies of the nonce or the ciphertext.
+                let rc = sealed.withUnsafeBufferPointer { input -> Int32 in
+                    guard let base = input.baseAddress else { return -1 }
+                    return key.withBytePointer { keyBytes, _ in
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out, nil, nil, base + 1 + nonceSize, UInt64(ciphertextCount),
+                            associatedData, UInt64(associatedData.count), base + 1, keyBytes)
+                    }
                 }
                 if rc != 0 { throw CryptoError.authenticationFailed }
             })
