@@ -205,16 +205,34 @@ struct ResumeManagerTests {
         #expect(!next.biometricEnabled, "the biometric flag was cleared")
     }
 
-    @Test func idleWithoutBiometricsLocksThenRefreshesAfterThePasswordScreen() async throws {
+    @Test(arguments: [(7200, 1, 0), (1800, 2, 1)])
+    func idleWithoutBiometricsLocksUntilThePasswordScreen(accessLifetime: Int, version: Int64, requests: Int) async throws {
         let vault = try fixture.open()
-        try await vault.store(Fixtures.goTrue(expiresIn: 7200))
+        try await vault.store(Fixtures.goTrue(expiresIn: accessLifetime))
         await vault.close()
         fixture.clock.advance(by: 31 * 60)
         let manager = manager(policy: .standard)
         #expect(await manager.resume() == .locked)
         server.enqueue(.json(Self.refreshed("after-password")))
+        // The access token still alive: home as is; expired meanwhile: refreshed first.
         guard case .home(let session) = await manager.resumeAfterUnlock() else { Issue.record("expected home"); return }
-        #expect(session.tokenVersion == 2)
+        #expect(session.tokenVersion == version)
+        #expect(server.requestCount == requests)
+    }
+
+    @Test func anIdleSessionWithALiveAccessTokenNeedsOnlyTheUnlock() async throws {
+        let vault = try fixture.open(policy: .standard)
+        try await vault.store(Fixtures.goTrue(expiresIn: 7200), biometricEnabled: true)
+        try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
+        await vault.close()
+        fixture.clock.advance(by: 31 * 60)
+        let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
+        guard case .home(let session) = await manager(biometrics: gate, policy: .standard).resume() else {
+            Issue.record("expected home"); return
+        }
+        #expect(gate.promptCount == 1)
+        #expect(server.requestCount == 0, "the access token is still alive: no refresh")
+        #expect(session.tokenVersion == 1)
     }
 
     @Test func theServerClockOffsetIsRecordedFromTheDateHeader() async throws {

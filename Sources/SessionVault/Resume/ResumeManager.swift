@@ -87,7 +87,7 @@ public actor ResumeManager {
             return .unavailable(retryAfter: retryAfter, detail: detail)
         case .expired(let session, let reason):
             if let unlocked = await unlock(vault, session: session, reason: reason) { return unlocked }
-            return await refresh(expected: session)
+            return await refreshUnlessValidAgain(vault, session: session)
         }
     }
 
@@ -98,7 +98,7 @@ public actor ResumeManager {
         do {
             guard let session = try await vault.currentSession() else { return await resume() }
             try await vault.touch()
-            return await refresh(expected: session)
+            return await refreshUnlessValidAgain(vault, session: session)
         } catch {
             return await outcome(for: error)
         }
@@ -137,6 +137,13 @@ public actor ResumeManager {
         case .failed, .cancelled, .unavailable:
             return .locked
         }
+    }
+
+    /// After an unlock (which counts as activity) an idle session whose access token is still
+    /// alive is valid again: no network call is needed for it.
+    private func refreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
+        if case .valid(let current)? = try? await vault.resumePath() { return .home(current) }
+        return await refresh(expected: session)
     }
 
     /// Single-flight: callers during one refresh share its outcome.
