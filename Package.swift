@@ -62,7 +62,7 @@ let package = Package(
 
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "CSQLCipher", "CSodium"]
+            dependencies: ["SessionVault", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "CorruptionRecoveryTests",
