@@ -146,6 +146,7 @@ extension KeyFileProvider {
         }
         do {
             try FileIO.removeIfPresent(path)
+            try FileIO.removeTemporarySiblings(of: path)
             try FileIO.fsyncDirectory(FileIO.parentDirectory(of: path))
         } catch {
             throw .writeFailed(error)

@@ -25,7 +25,10 @@ enum VaultWiper {
             throw .keyProvider(error)
         }
         do {
-            for path in files.wipeOrder { try FileIO.removeIfPresent(path) }
+            for path in files.wipeOrder {
+                try FileIO.removeIfPresent(path)
+                try FileIO.removeTemporarySiblings(of: path)
+            }
             if tombstone == nil { try FileIO.removeIfPresent(files.tombstone) }
             try FileIO.fsyncDirectory(files.directory)
         } catch {

@@ -95,6 +95,17 @@ enum FileIO {
         return parent.isEmpty ? "/" : parent
     }
 
+    /// Deletes the temporary files `writeAtomically` leaves beside `path` when a crash interrupts
+    /// it (`<name>.tmp-<random>`), so a wipe leaves nothing of a half-written key or header.
+    static func removeTemporarySiblings(of path: String) throws(FileIOError) {
+        let directory = parentDirectory(of: path)
+        let prefix = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]) + ".tmp-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            try removeIfPresent(directory + "/" + name)
+        }
+    }
+
     /// Creates an empty file (mode 0600) if none exists.
     static func createEmptyFile(_ path: String) throws(FileIOError) {
         let fd = try valueOrErrno(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600), "open", path)
