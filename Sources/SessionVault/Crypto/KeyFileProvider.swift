@@ -98,12 +98,8 @@ public struct KeyFileProvider: KeyProvider {
             return try file.withUnsafeBytes { bytes in
                 try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)]))
             }
-        } catch let error as KeyProviderError {
-            throw error
-        } catch let error as CryptoError {
-            throw .crypto(error)
         } catch {
-            throw .invalid("\(error)")
+            throw KeyProviderError(wrapping: error)
         }
     }
 
@@ -126,10 +122,8 @@ public struct KeyFileProvider: KeyProvider {
         } catch let error as FileIOError {
             if error.errno == EEXIST { throw .invalid("\(path) already exists; refusing to overwrite a key file") }
             throw .writeFailed(error)
-        } catch let error as CryptoError {
-            throw .crypto(error)
         } catch {
-            throw .invalid("\(error)")
+            throw KeyProviderError(wrapping: error)
         }
     }
 }

@@ -37,12 +37,8 @@ extension PassphraseKeyProvider {
             line = try buffer.withUnsafeBytes { bytes in
                 try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
             }
-        } catch let error as KeyProviderError {
-            throw error
-        } catch let error as CryptoError {
-            throw .crypto(error)
         } catch {
-            throw .invalid("\(error)")
+            throw KeyProviderError(wrapping: error)
         }
         guard sawAnyByte else { throw .missing("no passphrase on standard input") }
         guard line.count > 0 else { throw .invalid("the passphrase on standard input is empty") }
