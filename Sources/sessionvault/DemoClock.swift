@@ -9,9 +9,17 @@ final class DemoClock: @unchecked Sendable {
 
     init(start: Date) { current = start }
 
-    var now: Date { lock.withLock { current } }
+    var now: Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
 
-    func set(_ date: Date) { lock.withLock { current = date } }
+    func set(_ date: Date) {
+        lock.lock()
+        current = date
+        lock.unlock()
+    }
 
     /// The closure `Vault.open` takes.
     var function: @Sendable () -> Date { { [self] in now } }

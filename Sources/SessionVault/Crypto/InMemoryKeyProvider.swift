@@ -30,7 +30,9 @@ public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
 
     /// Changes what the next `rootKey` call answers.
     public func setState(_ state: State) {
-        lock.withLock { self.state = state }
+        lock.lock()
+        self.state = state
+        lock.unlock()
     }
 
     public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
@@ -56,6 +58,8 @@ public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
 extension InMemoryKeyProvider {
     /// Forgets the key; the next vault created with this provider gets a new one.
     public func destroyKey() throws(KeyProviderError) {
-        lock.withLock { key = nil }
+        lock.lock()
+        key = nil
+        lock.unlock()
     }
 }
