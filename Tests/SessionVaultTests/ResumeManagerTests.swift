@@ -139,6 +139,24 @@ struct ResumeManagerTests {
         #expect(server.requestCount == 3)
     }
 
+    @Test func aBackgroundRefreshRetriesWithBackoffUntilItSucceeds() async throws {
+        _ = try await storeExpiredSession()
+        server.enqueue(.drop)
+        server.enqueue(.json(status: 503, #"{"error":"unavailable"}"#))
+        server.enqueue(.json(Self.refreshed("after-retries")))
+        guard case .home(let session) = await manager().refreshInBackground(maxAttempts: 5) else { Issue.record("expected home"); return }
+        #expect(session.tokenVersion == 2)
+        #expect(server.requestCount == 3, "two failures, then the retry that succeeded")
+    }
+
+    @Test func aBackgroundRefreshStopsAtTheEndOfTheSession() async throws {
+        _ = try await storeExpiredSession()
+        server.enqueue(.json(status: 502, "bad gateway"))
+        server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#))
+        #expect(await manager().refreshInBackground(maxAttempts: 5) == .login(reason: .refreshRejected, showExpiredMessage: true))
+        #expect(server.requestCount == 2, "no retry once the server ended the session")
+    }
+
     @Test func anAppKilledMidRefreshReportsRefreshInterruptedNotCorruption() async throws {
         let session = try await storeExpiredSession()
         // The first process takes the lease (durably marking the refresh pending), then dies.

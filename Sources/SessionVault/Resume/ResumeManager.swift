@@ -116,6 +116,22 @@ public actor ResumeManager {
         }
     }
 
+    /// Refreshes until it succeeds, the session ends, or `maxAttempts` attempts were made,
+    /// waiting between attempts as long as the last `.offline` outcome says (the server's
+    /// `retry_after`, or exponential backoff with jitter). A failure never stops later refreshes:
+    /// the next call starts again. Returns early, with the last outcome, if the task is cancelled.
+    public func refreshInBackground(maxAttempts: Int = 5) async -> ResumeOutcome {
+        var outcome = await refreshNow()
+        var attempts = 1
+        while case .offline(_, let retryAfter) = outcome, attempts < maxAttempts, !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: UInt64(max(0, min(retryAfter, 3600)) * 1_000_000_000))
+            if Task.isCancelled { break }
+            outcome = await refreshNow()
+            attempts += 1
+        }
+        return outcome
+    }
+
     // MARK: Paths
 
     /// Biometric unlock when enabled; nil means "go on and refresh".
