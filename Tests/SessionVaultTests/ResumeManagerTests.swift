@@ -162,7 +162,7 @@ struct ResumeManagerTests {
         // The first process takes the lease (durably marking the refresh pending), then dies.
         do {
             let vault = try fixture.open()
-            _ = try await vault.acquireRefreshLease(owner: "dead-process", expectedVersion: session.tokenVersion, duration: 0.05)
+            _ = try await vault.acquireRefreshLease(owner: "dead-process", sessionID: session.id, expectedVersion: session.tokenVersion, duration: 0.05)
             await vault.close()
         }
         fixture.clock.advance(by: 1)
@@ -193,6 +193,67 @@ struct ResumeManagerTests {
         #expect(current.identity.subject == "oauth-user")
         let token = try #require(try await vault.refreshToken())
         #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "next-user")
+    }
+
+    @Test func aLateIdentityLessResultNeverLandsInTheSameUsersNextSession() async throws {
+        // Every new session starts at token version 1: only the session id tells them apart.
+        _ = try await storeExpiredSession()
+        server.enqueue(.json(#"{"access_token":"late-access","token_type":"bearer","expires_in":3600,"refresh_token":"late-refresh"}"#, delay: 0.5))
+        let manager = manager()
+        async let outcome = manager.resume()
+        try await Task.sleep(nanoseconds: 150_000_000)
+        let vault = try fixture.open()
+        try await vault.signOut()
+        let next = try await vault.store(Fixtures.goTrue(refresh: "same-user-again"))
+        _ = await outcome
+        let current = try #require(try await vault.currentSession())
+        #expect(current.id == next.id)
+        #expect(current.tokenVersion == 1, "the late result was not rotated into the new session")
+        #expect(try #require(try await vault.refreshToken()).withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "same-user-again")
+    }
+
+    @Test func aLateRefusalNeverSignsOutTheNextSession() async throws {
+        _ = try await storeExpiredSession()
+        server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#, delay: 0.5))
+        let manager = manager()
+        async let outcome = manager.resume()
+        try await Task.sleep(nanoseconds: 150_000_000)
+        let vault = try fixture.open()
+        try await vault.signOut()
+        let next = try await vault.store(Fixtures.goTrue(refresh: "next-session"))
+        _ = await outcome
+        #expect(try await vault.currentSession()?.id == next.id, "the next session survived the late invalid_grant")
+    }
+
+    @Test func aClockMovedBackThenRefreshedIsStillAHealthyVault() async throws {
+        _ = try await storeExpiredSession()
+        fixture.clock.advance(by: -3 * 3600)   // two hours before the sign-in
+        server.enqueue(.json(Self.refreshed("after-rollback")))
+        guard case .home = await manager().resume() else { Issue.record("expected home"); return }
+        let reopened = try fixture.open()
+        #expect(try await reopened.currentSession()?.tokenVersion == 2, "reopens cleanly, not as corrupted")
+    }
+
+    @Test func aServerStatedExpiryAlreadyPastIsExpiryNotCorruption() async throws {
+        let vault = try fixture.open()
+        let past = Int(fixture.clock.now.timeIntervalSince1970) - 60
+        let response = try TokenResponse(json: Data(#"{"access_token":"a","token_type":"bearer","expires_at":\#(past),"refresh_token":"r","user":{"id":"u"}}"#.utf8))
+        try await vault.store(response)
+        guard case .expired(_, .accessTokenExpired) = try await vault.resumePath() else { Issue.record("expected expired"); return }
+        await vault.close()
+        #expect(try await fixture.open().currentSession() != nil)
+    }
+
+    @Test func theWrongKindOfKeyProviderNeverWipesTheVault() async throws {
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        await vault.close()
+        var phrase = Array("a passphrase for another vault".utf8)
+        let passphraseKeys = PassphraseKeyProvider(passphrase: try SecretBytes(consuming: &phrase))
+        let manager = ResumeManager(path: fixture.path, keys: passphraseKeys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
+                                    clock: fixture.clock.function)
+        guard case .unavailable = await manager.resume() else { Issue.record("expected unavailable"); return }
+        #expect(try await fixture.open().currentSession() != nil, "the vault and its session are untouched")
     }
 
     @Test func biometricUnlockComesBeforeTheRefresh() async throws {

@@ -36,8 +36,9 @@ public struct KeyFileProvider: KeyProvider {
         do {
             info = try FileIO.status(path)
         } catch {
-            if error.errno == EACCES { throw .unavailable("key file \(path) cannot be reached now (\(error))", retryAfter: 1) }
-            throw .invalid("\(error)")
+            // An lstat that fails for any reason but absence (EACCES, EIO, ESTALE, ...) says
+            // nothing about the key itself: try again later, never treat it as lost.
+            throw .unavailable("key file \(path) cannot be reached now (\(error))", retryAfter: 1)
         }
         guard let info else {
             let directory = FileIO.parentDirectory(of: path)
@@ -49,7 +50,7 @@ public struct KeyFileProvider: KeyProvider {
             return RootKey(bytes: try writeNewKey())
         }
         if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalid("\(path) is not a regular file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .misconfigured("\(path) is not a regular file") }
         if info.st_mode & 0o077 != 0 {
             throw .insecure("\(path) is readable or writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8)); expected 600)")
         }
@@ -63,11 +64,10 @@ public struct KeyFileProvider: KeyProvider {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             let code = errno
-            if code == EACCES || code == EAGAIN || code == EBUSY {
-                throw .unavailable("key file \(path) cannot be opened now (errno \(code))", retryAfter: 1)
-            }
             if code == ENOENT { throw .missing("no key file at \(path)") }
-            throw .invalid(FileIOError(operation: "open", path: path, errno: code).description)
+            if code == ELOOP { throw .insecure("\(path) is a symbolic link") }
+            // EACCES, EMFILE, ENFILE, EINTR, EIO, ...: the key may be fine; it cannot be read now.
+            throw .unavailable("key file \(path) cannot be opened now (errno \(code))", retryAfter: 1)
         }
         defer { close(fd) }
         do {
@@ -75,7 +75,7 @@ public struct KeyFileProvider: KeyProvider {
                 var offset = 0
                 while offset < buffer.count {
                     let n = read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if n < 0 { throw FileIOError(operation: "read", path: path, errno: errno) }
+                    if n < 0 { throw KeyProviderError.unavailable("key file \(path) could not be read now (errno \(errno))", retryAfter: 1) }
                     if n == 0 { throw KeyProviderError.invalid("\(path) is shorter than a key file") }
                     offset += n
                 }

@@ -9,8 +9,13 @@ public enum KeyProviderError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The key exists but cannot be read right now (keystore locked after a restart, volume not
     /// mounted, permission denied for now). Retry after `retryAfter` seconds.
     case unavailable(String, retryAfter: Double)
-    /// The key exists but is damaged or of the wrong form (length, magic, checksum).
+    /// The stored key is damaged (length, magic, version, checksum): it can never give the right
+    /// key again. For an existing vault this is `corrupted(.keyMissing)`.
     case invalid(String)
+    /// The provider does not fit this vault or is set up wrong (a passphrase for a vault made with
+    /// a key file, a directory where the key file should be). Never read as a lost key: nothing
+    /// is wiped for it.
+    case misconfigured(String)
     /// The key file is readable by others or is a symbolic link: refused.
     case insecure(String)
     /// Writing a new key failed.
@@ -23,6 +28,7 @@ public enum KeyProviderError: Error, Sendable, Equatable, CustomStringConvertibl
         case .missing(let detail): return "key missing: \(detail)"
         case .unavailable(let detail, let retryAfter): return "key unavailable right now (retry in \(retryAfter) s): \(detail)"
         case .invalid(let detail): return "key invalid: \(detail)"
+        case .misconfigured(let detail): return "key provider misconfigured: \(detail)"
         case .insecure(let detail): return "key storage insecure: \(detail)"
         case .writeFailed(let error): return "could not write key: \(error)"
         case .crypto(let error): return "key crypto failure: \(error)"

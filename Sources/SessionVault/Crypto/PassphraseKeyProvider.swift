@@ -28,9 +28,9 @@ public struct PassphraseKeyProvider: KeyProvider {
         case .argon2id?:
             derivation = recorded ?? .stored
         case .stored?:
-            throw .invalid("this vault was not created from a passphrase")
+            throw .misconfigured("this vault was not created from a passphrase")
         case nil:
-            guard create else { throw .missing("no key derivation parameters recorded for this vault") }
+            guard create else { throw .misconfigured("no key derivation parameters recorded for this vault") }
             derivation = .argon2id(salt: Sodium.randomBytes(Int(crypto_pwhash_SALTBYTES)), opsLimit: opsLimit, memLimit: memLimit)
         }
         guard case .argon2id(let salt, let ops, let mem) = derivation, salt.count == Int(crypto_pwhash_SALTBYTES) else {

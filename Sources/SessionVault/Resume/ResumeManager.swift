@@ -9,8 +9,9 @@ import Logging
 /// concurrent callers in this process share one network call, and across processes the refresh
 /// lease in the vault file lets only one process spend the refresh token.
 public actor ResumeManager {
-    private let path: String?
-    private let keys: (any KeyProvider)?
+    private let path: String
+    /// Nil until known for a manager made with an open vault: read from it at recovery time.
+    private var keys: (any KeyProvider)?
     private var openedVault: Vault?
     private let refresher: any SessionRefresher
     private let biometrics: (any BiometricGate)?
@@ -44,7 +45,7 @@ public actor ResumeManager {
     public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Vault.silentLogger,
                 leaseDuration: TimeInterval = 30, backoff: RetryBackoff = RetryBackoff()) {
-        self.path = nil
+        self.path = vault.files.database
         self.keys = nil
         self.openedVault = vault
         self.refresher = refresher
@@ -144,7 +145,7 @@ public actor ResumeManager {
         if let recorded, let current = await biometrics.currentDomainState(), current != recorded {
             // Someone enrolled a new finger or face: the stored unlock no longer proves the owner.
             try? await vault.setBiometricUnlock(false)
-            return await endSession(vault, reason: .biometryChanged)
+            return await endSession(vault, reason: .biometryChanged, sessionID: session.id)
         }
         switch await biometrics.authenticate(reason: "Unlock to continue your session") {
         case .success:
@@ -179,7 +180,8 @@ public actor ResumeManager {
             if let current = try await vault.currentSession(), current.id == session.id, current.tokenVersion > session.tokenVersion {
                 return .home(current)
             }
-            switch try await vault.acquireRefreshLease(owner: leaseOwner, expectedVersion: session.tokenVersion, duration: leaseDuration) {
+            switch try await vault.acquireRefreshLease(owner: leaseOwner, sessionID: session.id, expectedVersion: session.tokenVersion,
+                                                       duration: leaseDuration) {
             case .heldElsewhere(let until):
                 // Waited once already and the holder is still not done: do not spin; try later.
                 if waitedBefore { return .offline(session, retryAfter: max(0.1, until.timeIntervalSince(clock()))) }
@@ -187,7 +189,11 @@ public actor ResumeManager {
             case .acquired:
                 break
             }
-            guard let token = try await vault.refreshToken() else { return await endSession(vault, reason: .signedOut) }
+            // The token of the session the lease was taken for, not whatever is current by now.
+            guard let current = try await vault.currentSession(), current.id == session.id, current.tokenVersion == session.tokenVersion,
+                  let token = try await vault.refreshToken() else {
+                return await outcomeWithoutRefresh(vault)
+            }
             let interrupted = session.refreshPendingSince != nil
             let refreshed: RefreshedTokens
             do {
@@ -196,7 +202,8 @@ public actor ResumeManager {
                 return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
             }
             let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
-            let stored = try await vault.rotate(refreshed.response, expectedVersion: session.tokenVersion, serverClockOffset: offset)
+            let stored = try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
+                                                serverClockOffset: offset)
             backoff.reset()
             logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
             return .home(stored)
@@ -212,11 +219,11 @@ public actor ResumeManager {
         logger.notice("refresh failed", metadata: ["refresh.error": "\(error)"])
         switch error {
         case .invalidGrant:
-            return await endSession(vault, reason: interrupted ? .refreshInterrupted : .refreshRejected)
+            return await endSession(vault, reason: interrupted ? .refreshInterrupted : .refreshRejected, sessionID: session.id)
         case .sessionExpired:
-            return await endSession(vault, reason: .sessionExpired)
+            return await endSession(vault, reason: .sessionExpired, sessionID: session.id)
         case .authRequired:
-            return await endSession(vault, reason: .authRequired)
+            return await endSession(vault, reason: .authRequired, sessionID: session.id)
         case .rateLimited(let retryAfter):
             try? await vault.releaseRefreshLease(owner: leaseOwner)
             _ = backoff.nextDelay()
@@ -261,9 +268,17 @@ public actor ResumeManager {
     }
 
     /// Clears what must be cleared for `reason` and sends the user to login.
-    func endSession(_ vault: Vault, reason: MissingReason) async -> ResumeOutcome {
-        if (try? await vault.currentSession()) != nil {
-            try? await vault.signOut(reason: reason)
+    /// - Parameter sessionID: the session this decision is about; when another session became
+    ///   current meanwhile (the next user signed in), it is left alone and its own path is taken.
+    func endSession(_ vault: Vault, reason: MissingReason, sessionID: String? = nil) async -> ResumeOutcome {
+        do {
+            if let current = try await vault.currentSession() {
+                try await vault.signOut(reason: reason, ifCurrent: sessionID ?? current.id)
+            }
+        } catch VaultError.staleSession {
+            return await outcomeWithoutRefresh(vault)
+        } catch {
+            return await outcome(for: error)
         }
         return .login(reason: reason, showExpiredMessage: Self.showsExpiredMessage(reason))
     }
@@ -280,7 +295,7 @@ public actor ResumeManager {
     /// The vault, opened on first use (a device restart is a new process opening it again).
     private func openVault() throws(VaultError) -> Vault {
         if let openedVault { return openedVault }
-        guard let path, let keys else { throw .closed }
+        guard let keys else { throw .closed }
         let vault = try Vault.open(at: path, keys: keys, policy: policy, clock: clock, logger: logger)
         openedVault = vault
         return vault
@@ -306,12 +321,13 @@ public actor ResumeManager {
         if reason.kind == .wrongKey {
             return .unavailable(retryAfter: 1, detail: "the key does not match the vault (wrongKey); not wiped")
         }
-        let vaultPath = path ?? openedVault?.files.database
+        // A manager made with an open vault learns the key provider from it, so the wipe
+        // destroys the key and the next resume() can open a fresh vault.
+        if keys == nil, let openedVault { keys = await openedVault.currentKeyProvider }
         await openedVault?.close()
         openedVault = nil
-        guard let vaultPath else { return .unavailable(retryAfter: 1, detail: "corrupted vault with unknown path") }
         do {
-            try Vault.recover(at: vaultPath, keys: keys, reason: reason, now: clock())
+            try Vault.recover(at: path, keys: keys, reason: reason, now: clock())
         } catch {
             return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
         }

@@ -16,7 +16,10 @@ extension Session {
             refreshTokenFingerprint: sealed.refresh, accessTokenFingerprint: sealed.access,
             accessExpiresAt: times.accessExpiresAt.map(Date.init(unixMilliseconds:)),
             serverExpiresAt: times.serverExpiresAt.map(Date.init(unixMilliseconds:)),
-            refreshExpiresAt: response.refreshToken == nil ? refreshExpiresAt : times.refreshExpiresAt.map(Date.init(unixMilliseconds:)),
+            // Clamped to the issue time like the UPDATE does: a clock moved back must not make
+            // the row look damaged (see SessionRow.checkInvariants).
+            refreshExpiresAt: response.refreshToken == nil ? refreshExpiresAt
+                : times.refreshExpiresAt.map { max(Date(unixMilliseconds: $0), issuedAt) },
             issuedAt: issuedAt, absoluteDeadline: absoluteDeadline, lastActiveAt: lastActiveAt,
             biometricEnabled: biometricEnabled, tokenVersion: version, refreshPendingSince: nil)
     }

@@ -47,11 +47,12 @@ struct SessionRow {
     /// Values that contradict each other mean the row was altered or half-written.
     func checkInvariants() throws(CorruptionReason) {
         let id = session.id
+        // The vault never writes a refresh expiry before the issue time (rotate clamps it), so one
+        // in the file is damage. The access expiry is not checked the same way: a server may
+        // hand over an access token that is already expired, and a clock moved back makes a
+        // later receipt time earlier than the issue time; both are expiry, not corruption.
         if let refreshExpiry = session.refreshExpiresAt, refreshExpiry < session.issuedAt {
             throw CorruptionReason(.invariantViolation, "session \(id): refresh expiry is before issue time")
-        }
-        if let accessExpiry = session.accessExpiresAt, accessExpiry < session.issuedAt {
-            throw CorruptionReason(.invariantViolation, "session \(id): access expiry is before issue time")
         }
         if session.tokenVersion < 1 {
             throw CorruptionReason(.invariantViolation, "session \(id): token version \(session.tokenVersion) is not positive")

@@ -26,9 +26,10 @@ extension Vault {
             throw mapWriteError(error)
         }
         guard version != lastDataVersion else { return }
-        lastDataVersion = version
         let before = state
         try reloadState(from: connection)
+        // Only after a successful reload: a failed one must be retried, not taken as current.
+        lastDataVersion = version
         try? header.recordGeneration(state.generation)
         emitDifferences(from: before, to: state)
     }

@@ -7,11 +7,20 @@ extension Vault {
     /// Rotating refresh tokens die on second use, so across processes sharing the file (an app
     /// and its extension) only the lease holder may spend the token; the others wait for its
     /// result to appear in the file. An expired lease (its holder died) can be taken over.
-    /// - Throws: `.staleSession` when the session is no longer the one at `expectedVersion`.
-    public func acquireRefreshLease(owner: String, expectedVersion: Int64, duration: TimeInterval) throws(VaultError) -> RefreshLease {
+    /// - Throws: `.staleSession` when the current session is no longer `sessionID` at
+    ///   `expectedVersion`, checked inside the write transaction (another process may have
+    ///   rotated while this one waited for the lock).
+    public func acquireRefreshLease(owner: String, sessionID: String, expectedVersion: Int64, duration: TimeInterval) throws(VaultError) -> RefreshLease {
         try refreshIfChangedElsewhere()
-        guard let id = state.current?.session.id, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
+        let id = sessionID
+        guard state.current?.session.id == id, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
         return try write("refreshLease") { connection, now in
+            // The check that counts: under the write lock nobody can rotate meanwhile.
+            try connection.run("""
+                UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?)
+                WHERE id = ? AND token_version = ? AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
+                """, [.integer(now.unixMilliseconds), .text(id), .integer(expectedVersion)])
+            guard connection.changes == 1 else { throw VaultError.staleSession }
             let holder = try connection.cached("SELECT owner, expires_at FROM refresh_lease WHERE session_id = ?")
             try holder.bind([.text(id)])
             if try holder.step(), let other = holder.text(0), other != owner, holder.int64(1) > now.unixMilliseconds {
@@ -24,8 +33,6 @@ extension Vault {
             try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
             try connection.run("INSERT INTO refresh_lease (session_id, owner, expires_at) VALUES (?, ?, ?)",
                                [.text(id), .text(owner), .integer(until.unixMilliseconds)])
-            try connection.run("UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?) WHERE id = ? AND token_version = ?",
-                               [.integer(now.unixMilliseconds), .text(id), .integer(expectedVersion)])
             return .acquired(until: until)
         }
     }

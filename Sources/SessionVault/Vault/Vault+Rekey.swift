@@ -31,16 +31,29 @@ extension Vault {
         do {
             try fresh.databaseRawKey.withUnsafeBytes { try connection.attach(path: copy, as: "rekeyed", rawKey: $0) }
             defer { try? connection.execute("DETACH DATABASE rekeyed") }
+            // Every setting every open pins, not only the page size: an attached database takes
+            // the library's defaults, which on SQLCipher 4.x are HMAC-SHA512 (3.x ignores the
+            // names it does not know).
             try connection.execute("""
                 PRAGMA rekeyed.cipher_page_size = \(VaultHeader.cipherPageSize);
                 PRAGMA rekeyed.kdf_iter = \(VaultHeader.kdfIterations);
+                PRAGMA rekeyed.cipher_use_hmac = ON;
+                PRAGMA rekeyed.cipher_hmac_algorithm = HMAC_SHA1;
+                PRAGMA rekeyed.cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
                 SELECT sqlcipher_export('rekeyed');
                 """)
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
                 try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])
-                try audit(connection, "rekeyed", sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: clock())
             }
+        } catch {
+            try? FileIO.removeIfPresent(copy)
+            throw mapWriteError(error)
+        }
+        do {
+            // Before the switch point: the copy must open the way every later open will
+            // (fresh connection, new key, pinned settings) and hold what was written.
+            try checkCopyOpens(copy, keys: fresh, generation: generation)
         } catch {
             try? FileIO.removeIfPresent(copy)
             throw mapWriteError(error)
@@ -63,6 +76,20 @@ extension Vault {
         self.state = opened.state
         self.keyProvider = newKeys
         lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+        // Recorded in the new file, after the switch: the copy was made before it.
+        try? write("rekeyed") { connection, now in
+            try audit(connection, "rekeyed", sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: now)
+        }
+    }
+
+    /// Opens the re-encrypted copy with a connection of its own, exactly as `VaultOpener` will.
+    private func checkCopyOpens(_ path: String, keys: VaultKeys, generation: UInt64) throws {
+        let check = try Connection(path: path, create: false, readOnly: true)
+        try keys.databaseRawKey.withUnsafeBytes { try check.key($0) }
+        try check.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+        guard try check.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1") == Int64(generation) else {
+            throw VaultError.invalidArgument("the re-encrypted copy does not read back as written; rekey abandoned")
+        }
     }
 
     /// Re-seals every stored token of the attached copy under the new keys.

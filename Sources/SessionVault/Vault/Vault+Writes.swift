@@ -58,14 +58,18 @@ extension Vault {
 
     /// Stores the result of a refresh: both tokens replaced in one durable transaction.
     ///
-    /// Compare-and-swap: the write happens only if the current session is still the one at
-    /// `expectedVersion` (default: the version held now). A late result for a session that was
-    /// signed out, replaced or already rotated is dropped with `.staleSession`, never written
-    /// over newer state. A response without a refresh token keeps the stored one (RFC 6749 §6).
+    /// Compare-and-swap: the write happens only if the current session is still the one with id
+    /// `expectedSessionID` at `expectedVersion` (defaults: the session and version held now).
+    /// A late result for a session that was signed out, replaced or already rotated is dropped
+    /// with `.staleSession`, never written over newer state: pass both when the refresh began
+    /// before an `await`, since every new session starts again at version 1. A response without
+    /// a refresh token keeps the stored one (RFC 6749 §6).
     @discardableResult
-    public func rotate(_ response: TokenResponse, expectedVersion: Int64? = nil, serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+    public func rotate(_ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
+                       serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
         try refreshIfChangedElsewhere()
         guard let current = state.current else { throw .staleSession }
+        if let expectedSessionID, expectedSessionID != current.session.id { throw .staleSession }
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
         if let identity = response.identity, identity.subject != current.session.identity.subject {
@@ -92,7 +96,7 @@ extension Vault {
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
             try connection.run("""
                 UPDATE sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ?,
-                    access_expires_at = ?, server_expires_at = ?, refresh_expires_at = coalesce(?, refresh_expires_at),
+                    access_expires_at = ?, server_expires_at = ?, refresh_expires_at = coalesce(max(?, issued_at), refresh_expires_at),
                     token_type = ?, scope = coalesce(?, scope), token_version = ?, refresh_pending_since = NULL
                 WHERE id = ? AND token_version = ?
                     AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
@@ -170,14 +174,22 @@ extension Vault {
     /// Ends the current session: deletes its tokens, access cache and unlock state. The
     /// biometric preference is kept unless `policy.clearsBiometricPreferenceOnSignOut`.
     /// - Parameter reason: why, as later reported by the `missing` path (default `.signedOut`).
-    public func signOut(reason: MissingReason = .signedOut) throws(VaultError) {
+    /// - Parameter sessionID: when given, only that session is signed out: if another one is
+    ///   current by now (a late refresh failure arriving after the next sign-in), nothing changes
+    ///   and `.staleSession` is thrown.
+    public func signOut(reason: MissingReason = .signedOut, ifCurrent sessionID: String? = nil) throws(VaultError) {
+        try refreshIfChangedElsewhere()
         let current = state.current?.session
+        if let sessionID, current?.id != sessionID { throw .staleSession }
         try write("signOut") { connection, now in
             if let id = current?.id {
                 try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
                 try connection.run("DELETE FROM sessions WHERE id = ?", [.text(id)])
             }
-            try connection.run("UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1", [.text(reason.code)])
+            // Signs out exactly the session read above, even if another process changed it since.
+            try connection.run("UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1 AND current_session_id IS ?",
+                               [.text(reason.code), (current?.id).sqlValue])
+            if connection.changes == 0 { throw VaultError.staleSession }
             if policy.clearsBiometricPreferenceOnSignOut {
                 try connection.run("UPDATE vault_state SET biometric_preference = 0 WHERE singleton = 1")
             }

@@ -94,6 +94,9 @@ public actor Vault {
     /// The header's record: generation and key check value (public values, for the CLI).
     public var generation: UInt64 { state.generation }
 
+    /// The key provider the vault is open with (it changes with `rekey`).
+    var currentKeyProvider: any KeyProvider { keyProvider }
+
     /// Closes the connection after writing any coalesced activity. Further calls throw `.closed`.
     public func close() {
         try? flushActivity()

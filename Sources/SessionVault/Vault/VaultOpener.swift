@@ -29,7 +29,14 @@ struct VaultOpener {
         // A rekey that crashed before its header switch leaves a copy nobody will use.
         if header?.rekeyPending != true { try? FileIO.removeIfPresent(files.rekeyTemporary) }
 
-        let databaseSize = FileIO.size(files.database)
+        // Only a database that is really absent (ENOENT) means "create": any other failure to
+        // look at it (EACCES, EIO, ESTALE) is "not now", never a reason to start over.
+        let databaseSize: Int64?
+        do {
+            databaseSize = try FileIO.status(files.database).map { Int64($0.st_size) }
+        } catch {
+            throw .unavailable(retryAfter: 1, detail: "the database cannot be examined now: \(error)")
+        }
         guard let databaseSize else {
             guard create else { throw .corrupted(CorruptionReason(.keyMissing, "no vault at \(files.database)")) }
             return try createVault()
