@@ -265,6 +265,22 @@ struct ResumeManagerTests {
         #expect(server.requestCount == 1)
     }
 
+    @Test func concurrentResumesShareOneBiometricPrompt() async throws {
+        _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
+        let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
+        server.enqueue(.json(Self.refreshed("one-prompt"), delay: 0.2))
+        let manager = manager(biometrics: gate)
+        let outcomes = await withTaskGroup(of: ResumeOutcome.self) { group in
+            for _ in 0..<10 { group.addTask { await manager.resume() } }
+            var all: [ResumeOutcome] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(gate.promptCount == 1)
+        #expect(server.requestCount == 1)
+        #expect(outcomes.allSatisfy { if case .home = $0 { return true }; return false })
+    }
+
     @Test(arguments: [BiometricResult.cancelled, .failed, .unavailable])
     func aFailedUnlockFailsClosedAndKeepsTokens(result: BiometricResult) async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])

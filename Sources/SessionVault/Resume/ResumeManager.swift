@@ -87,8 +87,12 @@ public actor ResumeManager {
         case .unavailable(let retryAfter, let detail):
             return .unavailable(retryAfter: retryAfter, detail: detail)
         case .expired(let session, let reason):
-            if let unlocked = await unlock(vault, session: session, reason: reason) { return unlocked }
-            return await refreshUnlessValidAgain(vault, session: session)
+            // Unlock and refresh as one flight: concurrent resumes share one prompt, not only
+            // one network call.
+            return await singleFlight {
+                if let unlocked = await self.unlock(vault, session: session, reason: reason) { return unlocked }
+                return await self.performRefreshUnlessValidAgain(vault, session: session)
+            }
         }
     }
 
@@ -99,7 +103,7 @@ public actor ResumeManager {
         do {
             guard let session = try await vault.currentSession() else { return await resume() }
             try await vault.touch()
-            return await refreshUnlessValidAgain(vault, session: session)
+            return await singleFlight { await self.performRefreshUnlessValidAgain(vault, session: session) }
         } catch {
             return await outcome(for: error)
         }
@@ -158,15 +162,22 @@ public actor ResumeManager {
 
     /// After an unlock (which counts as activity) an idle session whose access token is still
     /// alive is valid again: no network call is needed for it.
-    private func refreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
+    /// Runs inside a flight: must not start another one (it would wait on itself).
+    private func performRefreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
         if case .valid(let current)? = try? await vault.resumePath() { return .home(current) }
-        return await refresh(expected: session)
+        return await performRefresh(expected: session)
     }
 
     /// Single-flight: callers during one refresh share its outcome.
     private func refresh(expected session: Session) async -> ResumeOutcome {
+        await singleFlight { await self.performRefresh(expected: session) }
+    }
+
+    /// Runs `operation` unless one is already in flight, in which case its outcome is shared.
+    /// `operation` itself must never call `singleFlight` (it would await its own task).
+    private func singleFlight(_ operation: @escaping @Sendable () async -> ResumeOutcome) async -> ResumeOutcome {
         if let inFlight { return await inFlight.value }
-        let task = Task { await self.performRefresh(expected: session) }
+        let task = Task { await operation() }
         inFlight = task
         let outcome = await task.value
         inFlight = nil
