@@ -207,11 +207,23 @@ public actor ResumeManager {
             }
             let interrupted = session.refreshPendingSince != nil
             let refreshed: RefreshedTokens
+            // Keep the lease alive while the request is out: a slow server must not let another
+            // process take the lease over and spend the same refresh token.
+            let heartbeat = Task { [leaseOwner, leaseDuration] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: UInt64(leaseDuration / 3 * 1_000_000_000))
+                    if Task.isCancelled { return }
+                    try? await vault.renewRefreshLease(owner: leaseOwner, sessionID: session.id, duration: leaseDuration)
+                }
+            }
+            defer { heartbeat.cancel() }
             do {
                 refreshed = try await refresher.refresh(using: token)
             } catch {
+                heartbeat.cancel()
                 return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
             }
+            heartbeat.cancel()
             let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
             let stored = try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
                                                 serverClockOffset: offset)

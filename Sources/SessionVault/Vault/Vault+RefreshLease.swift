@@ -37,6 +37,19 @@ extension Vault {
         }
     }
 
+    /// Extends a lease this owner holds (a heartbeat while its request is out). Not a durable
+    /// write: losing an extension to a crash only lets another process take over sooner, which is
+    /// what a dead holder should allow anyway.
+    public func renewRefreshLease(owner: String, sessionID: String, duration: TimeInterval) throws(VaultError) {
+        let connection = try liveConnection()
+        do {
+            try connection.run("UPDATE refresh_lease SET expires_at = ? WHERE session_id = ? AND owner = ?",
+                               [.integer(clock().addingTimeInterval(duration).unixMilliseconds), .text(sessionID), .text(owner)])
+        } catch {
+            throw mapWriteError(error)
+        }
+    }
+
     /// Gives the lease back after a refresh that stored nothing (network failure, rate limit):
     /// tokens kept, pending mark cleared, so the next attempt starts clean.
     public func releaseRefreshLease(owner: String) throws(VaultError) {
