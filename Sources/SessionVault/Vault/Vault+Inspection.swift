@@ -18,7 +18,7 @@ extension Vault {
             let pageCount = Int(try connection.scalarInt("PRAGMA page_count") ?? 0)
             let journalMode = try connection.scalarText("PRAGMA journal_mode") ?? ""
             let migrations = try Migrator().applied(in: connection)
-            let stateRow = try readStateRow(connection)
+            let stateRow = currentStateRow
             var sessions: [VaultInspection.SessionEntry] = []
             let statement = try connection.prepare("SELECT \(SessionRow.columns) FROM sessions ORDER BY issued_at, id")
             try statement.bind([])
@@ -85,17 +85,12 @@ extension Vault {
         return events
     }
 
-    private func readStateRow(_ connection: Connection) throws -> VaultInspection.StateRow {
-        let statement = try connection.cached("""
-            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference
-            FROM vault_state WHERE singleton = 1
-            """)
-        try statement.bind([])
-        defer { statement.reset() }
-        guard try statement.step() else { throw CorruptionReason(.invariantViolation, "the vault_state row is missing") }
-        return VaultInspection.StateRow(
-            currentSessionID: statement.text(0), generation: UInt64(max(statement.int64(1), 0)),
-            lastWallClock: Date(unixMilliseconds: statement.int64(2)), emptyReason: statement.text(3) ?? "",
-            serverClockOffset: Double(statement.int64(4)) / 1000, biometricPreference: statement.int64(5) != 0)
+    /// The state row as the vault already holds it (read at open, kept current by every write
+    /// and by `refreshIfChangedElsewhere`): no second query of the same row.
+    private var currentStateRow: VaultInspection.StateRow {
+        VaultInspection.StateRow(
+            currentSessionID: state.current?.session.id, generation: state.generation, lastWallClock: state.lastWallClock,
+            emptyReason: state.current == nil ? state.emptyReason.code : "",
+            serverClockOffset: state.serverClockOffset, biometricPreference: state.biometricPreference)
     }
 }
