@@ -14,6 +14,12 @@ public struct VaultFiles: Sendable, Equatable {
     public var tombstone: String { database + "-tombstone" }
     /// A re-encrypted copy being built by `rekey`.
     public var rekeyTemporary: String { database + "-rekey" }
+    /// Lock file held (flock) by the one process spending the refresh token. Holds no data;
+    /// never deleted (see `FileLock`).
+    public var refreshLock: String { database + "-refresh.lock" }
+    /// Lock file held (flock) while a process creates, opens, rekeys or wipes the vault, so no
+    /// process ever sees another's half-made files. Holds no data; never deleted.
+    public var structureLock: String { database + "-lock" }
 
     /// Everything a wipe deletes, the database last so a crash mid-wipe leaves a database
     /// without its header (classified as corrupted again), never a half-usable vault.

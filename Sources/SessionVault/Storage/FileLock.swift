@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive advisory lock on a sidecar file, held by the kernel for one open file
+/// description (`flock`).
+///
+/// Why `flock` and not a lease row or `fcntl`: the kernel releases it the moment its holder
+/// closes the file or dies (SIGKILL, a crash, iOS terminating an extension), and it does not time
+/// out while a holder is paused (SIGSTOP, suspended, starved of CPU), so a lock held around a
+/// network call cannot pass to a second holder while the first one's request is still out.
+/// `fcntl` locks belong to the whole process (two vaults in one process would not exclude each
+/// other, and closing any descriptor of the file drops them); `flock` locks belong to the open
+/// file description, so each `FileLock` excludes every other one, in this process or another.
+///
+/// The lock file holds no data and is never deleted: a process that unlinked it while another
+/// held it would let a third lock a new file of the same name, and both would think they hold
+/// the lock.
+final class FileLock: @unchecked Sendable {
+    // @unchecked: the descriptor is fixed at init; flock calls on it are thread-safe, and the
+    // `held` flag is only read and written under `mutex`.
+    let path: String
+    private let descriptor: Int32
+    private let mutex = NSLock()
+    private var held = false
+
+    /// Opens (creating, mode 0600) the lock file at `path`. Refuses a symbolic link and anything
+    /// that is not a regular file, without blocking on it (a FIFO would hang a plain open).
+    init(path: String) throws(FileIOError) {
+        self.path = path
+        let fd = try FileIO.valueOrErrno(open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600), "open", path)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileIOError(operation: "open", path: path, errno: EINVAL)
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Takes the lock if nobody holds it; false when another holder has it. Never blocks.
+    func tryLock() throws(FileIOError) -> Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if held { return false }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return false }
+            throw FileIOError(operation: "flock", path: path, errno: errno)
+        }
+        held = true
+        return true
+    }
+
+    /// Takes the lock, waiting for the holder to release it (or die) for at most `budget`
+    /// seconds; false when it was still held then. Blocks the calling thread: for the short,
+    /// synchronous sections (open, create, wipe), never around a network call.
+    func lock(within budget: TimeInterval) throws(FileIOError) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min(budget, 3600)) * 1_000_000_000)
+        var pause: UInt32 = 1_000
+        while true {
+            if try tryLock() { return true }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { return false }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+    }
+
+    /// Releases the lock (a no-op when not held).
+    func unlock() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard held else { return }
+        flock(descriptor, LOCK_UN)
+        held = false
+    }
+}
