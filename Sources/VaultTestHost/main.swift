@@ -1,7 +1,9 @@
 // A second process for the multi-process tests (two runtimes or an app and its extension on one
 // vault file). Prints one line per result on stdout; never prints a token, only fingerprints.
 //
-//   VaultTestHost resume <db> <keyfile> <goTrueBaseURL>     one ResumeManager.resume()
+//   VaultTestHost resume <db> <keyfile> <goTrueBaseURL> [waitLimit]
+//                                                           one ResumeManager.resume(); waitLimit
+//                                                           bounds the wait for another refresher
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost signout <db> <keyfile>
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
@@ -45,8 +47,12 @@ let keys = KeyFileProvider(path: arguments[3])
 do {
     switch arguments[1] {
     case "resume":
-        guard arguments.count == 5, let url = URL(string: arguments[4]) else { fail("resume needs a base URL") }
-        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
+        guard arguments.count == 5 || arguments.count == 6, let url = URL(string: arguments[4]) else { fail("resume needs a base URL") }
+        let waitLimit = arguments.count == 6 ? TimeInterval(arguments[5]) : nil
+        // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
+        // is out, and the answer must still be read once it runs again.
+        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                                    refreshWaitLimit: waitLimit ?? 10)
         line(describe(await manager.resume()))
     case "rotate":
         guard arguments.count == 5 else { fail("rotate needs a refresh token") }

@@ -68,25 +68,6 @@ struct MultiProcessTests {
         #expect(Set(outcomes).count == 1, "both processes ended on the same rotated session")
     }
 
-    @Test func aSlowRefreshKeepsItsLeaseSoNoOtherHolderSpendsTheToken() async throws {
-        // Two connections on one file (as two processes have), a lease far shorter than the
-        // server's delay: the heartbeat must keep the second holder waiting.
-        let server = try ScriptedHTTPServer()
-        _ = try await storeSession(expiresIn: 0)
-        server.enqueue(.json(#"{"access_token":"slow-access","token_type":"bearer","expires_in":3600,"refresh_token":"slow-refresh","user":{"id":"user-123"}}"#, delay: 1.5))
-        server.defaultResponse = .json(status: 400, #"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Already Used"}"#)
-        func manager() throws -> ResumeManager {
-            ResumeManager(vault: try Vault.open(at: path, keys: KeyFileProvider(path: keyPath)),
-                          refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon"), leaseDuration: 0.3)
-        }
-        let first = try manager(), second = try manager()
-        async let firstOutcome = first.resume()
-        try await Task.sleep(nanoseconds: 200_000_000)
-        let secondOutcome = await second.resume()
-        guard case .home = await firstOutcome else { Issue.record("the lease holder should finish home"); return }
-        #expect(server.requestCount == 1, "the refresh token was spent once: \(secondOutcome)")
-    }
-
     @Test func aNewProcessAfterARestartGoesHomeWithoutTheNetwork() async throws {
         let server = try ScriptedHTTPServer()
         let stored = try await storeSession()

@@ -159,10 +159,10 @@ struct ResumeManagerTests {
 
     @Test func anAppKilledMidRefreshReportsRefreshInterruptedNotCorruption() async throws {
         let session = try await storeExpiredSession()
-        // The first process takes the lease (durably marking the refresh pending), then dies.
+        // The first process durably marks the refresh pending, sends it, then dies.
         do {
             let vault = try fixture.open()
-            _ = try await vault.acquireRefreshLease(owner: "dead-process", sessionID: session.id, expectedVersion: session.tokenVersion, duration: 0.05)
+            try await vault.markRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion)
             await vault.close()
         }
         fixture.clock.advance(by: 1)

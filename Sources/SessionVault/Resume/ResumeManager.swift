@@ -6,8 +6,9 @@ import Logging
 /// It opens the vault (once), decides the path with `ResumeDecision`, and for `expired` unlocks
 /// (biometric if enabled), refreshes through the injected `SessionRefresher` and stores the
 /// rotated tokens durably before returning home. Refreshes are single-flight: any number of
-/// concurrent callers in this process share one network call, and across processes the refresh
-/// lease in the vault file lets only one process spend the refresh token.
+/// concurrent callers in this process share one network call, and across processes (and other
+/// managers) the refresh lock beside the vault file (an `flock` the kernel releases when its
+/// holder dies, never on a timer) lets only one of them spend the refresh token.
 public actor ResumeManager {
     private let path: String
     /// Nil until known for a manager made with an open vault: read from it at recovery time.
@@ -18,10 +19,11 @@ public actor ResumeManager {
     private let policy: ResumePolicy
     private let clock: @Sendable () -> Date
     private let logger: Logger
-    /// Identifies this manager's refreshes in the shared lease row.
-    private let leaseOwner = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)"
-    /// How long a lease holder may take before another process may take over.
-    public let leaseDuration: TimeInterval
+    /// This manager's handle on the refresh lock file (see `FileLock`), opened on first refresh.
+    private var openedRefreshLock: FileLock?
+    /// How long a resume waits for another process's refresh before it answers `.offline`
+    /// (never sending the token itself while the other holds the refresh lock).
+    public let refreshWaitLimit: TimeInterval
     private var inFlight: Task<ResumeOutcome, Never>?
     private var backoff: RetryBackoff
 
@@ -29,7 +31,7 @@ public actor ResumeManager {
     /// after a recovery wipe).
     public init(path: String, keys: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
                 policy: ResumePolicy = .standard, clock: @escaping @Sendable () -> Date = { Date() },
-                logger: Logger = Vault.silentLogger, leaseDuration: TimeInterval = 30, backoff: RetryBackoff = RetryBackoff()) {
+                logger: Logger = Vault.silentLogger, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
         self.path = path
         self.keys = keys
         self.refresher = refresher
@@ -37,14 +39,14 @@ public actor ResumeManager {
         self.policy = policy
         self.clock = clock
         self.logger = logger
-        self.leaseDuration = leaseDuration
+        self.refreshWaitLimit = refreshWaitLimit
         self.backoff = backoff
     }
 
     /// A manager for a vault the app already opened.
     public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
                 clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Vault.silentLogger,
-                leaseDuration: TimeInterval = 30, backoff: RetryBackoff = RetryBackoff()) {
+                refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
         self.path = vault.files.database
         self.keys = nil
         self.openedVault = vault
@@ -53,7 +55,7 @@ public actor ResumeManager {
         self.policy = vault.policy
         self.clock = clock
         self.logger = logger
-        self.leaseDuration = leaseDuration
+        self.refreshWaitLimit = refreshWaitLimit
         self.backoff = backoff
     }
 
@@ -184,52 +186,17 @@ public actor ResumeManager {
         return outcome
     }
 
-    private func performRefresh(expected session: Session, waitedBefore: Bool = false) async -> ResumeOutcome {
+    private func performRefresh(expected session: Session) async -> ResumeOutcome {
         guard let vault = openedVault else { return .unavailable(retryAfter: 1, detail: "the vault is not open") }
         do {
             // Someone (this process earlier, or another one) may have refreshed already.
             if let current = try await vault.currentSession(), current.id == session.id, current.tokenVersion > session.tokenVersion {
                 return .home(current)
             }
-            switch try await vault.acquireRefreshLease(owner: leaseOwner, sessionID: session.id, expectedVersion: session.tokenVersion,
-                                                       duration: leaseDuration) {
-            case .heldElsewhere(let until):
-                // Waited once already and the holder is still not done: do not spin; try later.
-                if waitedBefore { return .offline(session, retryAfter: max(0.1, until.timeIntervalSince(clock()))) }
-                return await waitForOtherRefresh(vault, session: session, until: until)
-            case .acquired:
-                break
-            }
-            // The token of the session the lease was taken for, not whatever is current by now.
-            guard let current = try await vault.currentSession(), current.id == session.id, current.tokenVersion == session.tokenVersion,
-                  let token = try await vault.refreshToken() else {
-                return await outcomeWithoutRefresh(vault)
-            }
-            let interrupted = session.refreshPendingSince != nil
-            let refreshed: RefreshedTokens
-            // Keep the lease alive while the request is out: a slow server must not let another
-            // process take the lease over and spend the same refresh token.
-            let heartbeat = Task { [leaseOwner, leaseDuration] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(nanoseconds: UInt64(leaseDuration / 3 * 1_000_000_000))
-                    if Task.isCancelled { return }
-                    try? await vault.renewRefreshLease(owner: leaseOwner, sessionID: session.id, duration: leaseDuration)
-                }
-            }
-            defer { heartbeat.cancel() }
-            do {
-                refreshed = try await refresher.refresh(using: token)
-            } catch {
-                heartbeat.cancel()
-                return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
-            }
-            heartbeat.cancel()
-            let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
-            let stored = try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
-                                                serverClockOffset: offset)
-            backoff.reset()
-            logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
-            return .home(stored)
+            let lock = try refreshLock(for: vault)
+            guard try lock.tryLock() else { return try await waitForOtherRefresh(vault, session: session, lock: lock) }
+            defer { lock.unlock() }
+            return try await refreshHoldingLock(vault, session: session)
         } catch VaultError.staleSession {
             // The session was signed out or replaced while we refreshed: report what is there now.
             return await outcomeWithoutRefresh(vault)
@@ -238,40 +205,92 @@ public actor ResumeManager {
         }
     }
 
+    /// The refresh itself, run only by the holder of the refresh lock: the one process (and
+    /// manager) that may spend the refresh token, however long its request takes or its process
+    /// is paused.
+    private func refreshHoldingLock(_ vault: Vault, session: Session) async throws -> ResumeOutcome {
+        // The previous holder may have rotated (or signed out) just before it let go.
+        guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
+        if current.tokenVersion > session.tokenVersion { return .home(current) }
+        // A mark left by a holder that died: the server may have spent the token already.
+        let interrupted = current.refreshPendingSince != nil
+        try await vault.markRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion)
+        guard let token = try await vault.refreshToken() else { return await outcomeWithoutRefresh(vault) }
+        let refreshed: RefreshedTokens
+        do {
+            refreshed = try await refresher.refresh(using: token)
+        } catch {
+            return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
+        }
+        let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
+        let stored = try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
+                                            serverClockOffset: offset)
+        backoff.reset()
+        logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
+        return .home(stored)
+    }
+
+    /// This manager's handle on the vault's refresh lock file, opened on first use.
+    private func refreshLock(for vault: Vault) throws(VaultError) -> FileLock {
+        if let openedRefreshLock, openedRefreshLock.path == vault.files.refreshLock { return openedRefreshLock }
+        do {
+            let lock = try FileLock(path: vault.files.refreshLock)
+            openedRefreshLock = lock
+            return lock
+        } catch {
+            throw .unavailable(retryAfter: 1, detail: "the refresh lock cannot be opened: \(error)")
+        }
+    }
+
     private func settleFailedRefresh(_ vault: Vault, session: Session, error: RefreshError, interrupted: Bool) async -> ResumeOutcome {
         logger.notice("refresh failed", metadata: ["refresh.error": "\(error)"])
         switch error {
-        case .invalidGrant:
-            return await endSession(vault, reason: interrupted ? .refreshInterrupted : .refreshRejected, sessionID: session.id)
-        case .sessionExpired:
-            return await endSession(vault, reason: .sessionExpired, sessionID: session.id)
-        case .authRequired:
-            return await endSession(vault, reason: .authRequired, sessionID: session.id)
+        case .invalidGrant, .sessionExpired, .authRequired:
+            // A refusal may only mean that someone else spent this token: an app or extension
+            // that stored its own refresh without our lock (a second runtime, an older library).
+            // If the vault moved on meanwhile, carry on with what it holds now.
+            if let current = try? await vault.currentSession(), current.id == session.id, current.tokenVersion > session.tokenVersion {
+                return .home(current)
+            }
+            let reason: MissingReason
+            switch error {
+            case .sessionExpired: reason = .sessionExpired
+            case .authRequired: reason = .authRequired
+            default: reason = interrupted ? .refreshInterrupted : .refreshRejected
+            }
+            return await endSession(vault, reason: reason, sessionID: session.id, version: session.tokenVersion)
         case .rateLimited(let retryAfter):
-            try? await vault.releaseRefreshLease(owner: leaseOwner)
+            if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             _ = backoff.nextDelay()
             return .offline(session, retryAfter: retryAfter)
         case .serverUnavailable, .network, .invalidResponse:
-            try? await vault.releaseRefreshLease(owner: leaseOwner)
+            if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             return .offline(session, retryAfter: backoff.nextDelay())
         }
     }
 
-    /// Another process holds the lease: wait for its result to land in the file instead of
-    /// spending the same refresh token.
-    private func waitForOtherRefresh(_ vault: Vault, session: Session, until: Date) async -> ResumeOutcome {
-        let deadline = Date().addingTimeInterval(max(0, until.timeIntervalSince(clock())) + 1)
-        while Date() < deadline {
-            try? await Task.sleep(nanoseconds: 20_000_000)
-            do {
-                guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
-                if current.tokenVersion > session.tokenVersion { return .home(current) }
-            } catch {
-                return await outcome(for: error)
+    /// Another process (or manager) holds the refresh lock: wait for its result to land in the
+    /// file instead of spending the same refresh token. The lock comes free when the holder is
+    /// done or dies (the kernel releases it), and then this manager carries on under it. Past
+    /// `refreshWaitLimit` the answer is `.offline`: the token is never sent while another holds
+    /// the lock, however long that holder is paused.
+    private func waitForOtherRefresh(_ vault: Vault, session: Session, lock: FileLock) async throws -> ResumeOutcome {
+        // Measured on the monotonic clock: the injected wall clock may stand still in tests.
+        let start = DispatchTime.now().uptimeNanoseconds
+        let limit = UInt64(max(0, min(refreshWaitLimit, 3600)) * 1_000_000_000)
+        while true {
+            guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
+            if current.tokenVersion > session.tokenVersion { return .home(current) }
+            if try lock.tryLock() {
+                defer { lock.unlock() }
+                return try await refreshHoldingLock(vault, session: session)
             }
+            if DispatchTime.now().uptimeNanoseconds &- start >= limit {
+                logger.notice("refresh still held elsewhere; not sending the token", metadata: ["session.id": "\(session.id)"])
+                return .offline(session, retryAfter: 1)
+            }
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
-        // The holder died or stalled past its lease: the lease can be taken over now.
-        return await performRefresh(expected: session, waitedBefore: true)
     }
 
     /// The outcome for what the vault holds now, without starting a refresh (used from inside
@@ -293,10 +312,10 @@ public actor ResumeManager {
     /// Clears what must be cleared for `reason` and sends the user to login.
     /// - Parameter sessionID: the session this decision is about; when another session became
     ///   current meanwhile (the next user signed in), it is left alone and its own path is taken.
-    func endSession(_ vault: Vault, reason: MissingReason, sessionID: String? = nil) async -> ResumeOutcome {
+    func endSession(_ vault: Vault, reason: MissingReason, sessionID: String? = nil, version: Int64? = nil) async -> ResumeOutcome {
         do {
             if let current = try await vault.currentSession() {
-                try await vault.signOut(reason: reason, ifCurrent: sessionID ?? current.id)
+                try await vault.signOut(reason: reason, ifCurrent: sessionID ?? current.id, atVersion: version)
             }
         } catch VaultError.staleSession {
             return await outcomeWithoutRefresh(vault)

@@ -177,11 +177,22 @@ extension Vault {
     /// - Parameter sessionID: when given, only that session is signed out: if another one is
     ///   current by now (a late refresh failure arriving after the next sign-in), nothing changes
     ///   and `.staleSession` is thrown.
-    public func signOut(reason: MissingReason = .signedOut, ifCurrent sessionID: String? = nil) throws(VaultError) {
+    /// - Parameter version: when given, only that session at that token version: a refusal of a
+    ///   token that another process has since rotated must not end the rotated session.
+    public func signOut(reason: MissingReason = .signedOut, ifCurrent sessionID: String? = nil, atVersion version: Int64? = nil) throws(VaultError) {
         try refreshIfChangedElsewhere()
         let current = state.current?.session
         if let sessionID, current?.id != sessionID { throw .staleSession }
+        if let version, current?.tokenVersion != version { throw .staleSession }
         try write("signOut") { connection, now in
+            if let id = current?.id, let version {
+                // Under the write lock: nobody rotated between the check above and this delete.
+                let row = try connection.cached("SELECT token_version FROM sessions WHERE id = ?")
+                try row.bind([.text(id)])
+                let stillThere = try row.step() && row.int64(0) == version
+                row.reset()
+                if !stillThere { throw VaultError.staleSession }
+            }
             if let id = current?.id {
                 try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
                 try connection.run("DELETE FROM sessions WHERE id = ?", [.text(id)])

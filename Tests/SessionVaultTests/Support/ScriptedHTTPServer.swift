@@ -36,12 +36,21 @@ struct ScriptedResponse: Sendable {
     /// Seconds to wait before acting (also applies to `.dropConnection`); cut short by `stop()`.
     var delay: TimeInterval = 0
     var action = Action.respond
+    /// When set, the answer waits (after any delay) until the test opens the gate.
+    var gate: ResponseGate?
 
     static func json(status: Int = 200, _ body: String, headers: [(String, String)] = [],
                      delay: TimeInterval = 0) -> ScriptedResponse {
         let hasType = headers.contains { $0.0.caseInsensitiveCompare("Content-Type") == .orderedSame }
         let type: [(String, String)] = hasType ? [] : [("Content-Type", "application/json")]
         return ScriptedResponse(status: status, headers: type + headers, body: Data(body.utf8), delay: delay)
+    }
+
+    /// This response, held back until `gate` is opened.
+    func held(by gate: ResponseGate) -> ScriptedResponse {
+        var copy = self
+        copy.gate = gate
+        return copy
     }
 
     static let drop = ScriptedResponse(action: .dropConnection)
@@ -95,6 +104,16 @@ final class ScriptedHTTPServer: Sendable {
 
     var requests: [RecordedRequest] { engine.locked { $0.requests } }
     var requestCount: Int { engine.locked { $0.requests.count } }
+
+    /// Waits until the server has seen at least `count` requests (the event a test synchronizes
+    /// on before it pauses or kills the client); false if that never happens within `timeout`.
+    func waitForRequests(_ count: Int, timeout: TimeInterval = 60) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while requestCount < count && Date() < deadline {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return requestCount >= count
+    }
 
     /// Closes the listener (connections are refused afterwards) and releases hung or delayed
     /// connections. Idempotent; returns once the listening socket is closed.
@@ -242,6 +261,10 @@ extension ScriptedHTTPServer {
             }
             if response.delay > 0 {
                 _ = waitReadable(-1, timeoutMs: Int32(min(response.delay * 1000, Double(Int32.max))))
+                if locked({ $0.stopped }) { return }
+            }
+            if let gate = response.gate {
+                gate.wait(abandon: { locked { $0.stopped } })
                 if locked({ $0.stopped }) { return }
             }
             switch response.action {

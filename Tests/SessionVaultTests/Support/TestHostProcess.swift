@@ -25,6 +25,9 @@ final class TestHostProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// The child's process id, for SIGSTOP / SIGCONT / SIGKILL.
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Everything the child printed so far.
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
