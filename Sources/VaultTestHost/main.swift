@@ -6,6 +6,8 @@
 //                                                           bounds the wait for another refresher
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost signout <db> <keyfile>
+//   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
+//   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 import Foundation
 import SessionVault
@@ -62,6 +64,17 @@ do {
         line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
     case "signout":
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        try await vault.signOut()
+        line("signedOut")
+    case "wipe":
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        try await vault.wipe()
+        line("wiped")
+    case "rekey":
+        guard arguments.count == 5 else { fail("rekey needs a new key file") }
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        try await vault.rekey(to: KeyFileProvider(path: arguments[4]))
+        line("rekeyed")
         try await vault.signOut()
         line("signedOut")
     case "watch":

@@ -363,11 +363,16 @@ public actor ResumeManager {
         if reason.kind == .wrongKey {
             return .unavailable(retryAfter: 1, detail: "the key does not match the vault (wrongKey); not wiped")
         }
-        // A manager made with an open vault learns the key provider from it, so the wipe
-        // destroys the key and the next resume() can open a fresh vault.
-        if keys == nil, let openedVault { keys = await openedVault.currentKeyProvider }
-        await openedVault?.close()
-        openedVault = nil
+        // An open vault is wiped and reopened in place: its subscribers see `.wiped(kind)` and
+        // go on receiving the fresh vault's events on the same stream.
+        if let openedVault {
+            do {
+                try await openedVault.recoverInPlace(from: reason)
+            } catch {
+                return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
+            }
+            return .login(reason: .wipedAfterCorruption(reason.kind), showExpiredMessage: false)
+        }
         do {
             try Vault.recover(at: path, keys: keys, reason: reason, now: clock())
         } catch {

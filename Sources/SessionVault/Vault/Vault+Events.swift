@@ -18,6 +18,7 @@ extension Vault {
     /// Checks for changes another process committed and emits what changed. Called before every
     /// read and write, and periodically while anyone listens to `events()`.
     public func refreshIfChangedElsewhere() throws(VaultError) {
+        if try reopenIfReplacedElsewhere() { return }
         let connection = try liveConnection()
         let version: Int64
         do {
@@ -38,7 +39,7 @@ extension Vault {
         for continuation in subscribers.values { continuation.yield(event) }
     }
 
-    private func emitDifferences(from old: VaultState, to new: VaultState) {
+    func emitDifferences(from old: VaultState, to new: VaultState) {
         let oldSession = old.current?.session
         let newSession = new.current?.session
         var emitted = false
@@ -69,7 +70,7 @@ extension Vault {
         }
     }
 
-    private func startWatchingIfNeeded() {
+    func startWatchingIfNeeded() {
         guard pollTask == nil else { return }
         pollTask = Task { [weak self] in
             while !Task.isCancelled {

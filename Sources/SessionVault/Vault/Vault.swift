@@ -24,6 +24,11 @@ public actor Vault {
     /// Latest activity not yet written (touch coalescing).
     var pendingActivity: Date?
     var lastActivityWrite: Date?
+    /// The database file this vault's connection has open (see `FileIdentity`).
+    var openedFileIdentity: FileIdentity?
+    /// Another process replaced or wiped the file; the vault reopens before its next use.
+    var replacedElsewhere = false
+    var wipedElsewhere = false
 
     /// Opens the vault at `path`, creating it (and, with a key file provider, its key) when absent.
     ///
@@ -35,11 +40,13 @@ public actor Vault {
                             logger: Logger = Vault.silentLogger, create: Bool = true) throws(VaultError) -> Vault {
         let files = VaultFiles(database: path)
         let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: create).open()
-        return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened)
+        // Read right after the open: a replacement after this moment is seen on the next call.
+        let identity = FileIdentity.of(files.database)
+        return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened, identity: identity)
     }
 
     private init(files: VaultFiles, keyProvider: any KeyProvider, policy: ResumePolicy, clock: @escaping @Sendable () -> Date,
-                 logger: Logger, opened: sending VaultOpener.Opened) {
+                 logger: Logger, opened: sending VaultOpener.Opened, identity: FileIdentity?) {
         self.files = files
         self.keyProvider = keyProvider
         self.policy = policy
@@ -49,6 +56,7 @@ public actor Vault {
         self.keys = opened.keys
         self.header = opened.header
         self.state = opened.state
+        self.openedFileIdentity = identity
         self.lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
     }
 
@@ -105,10 +113,11 @@ public actor Vault {
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
         connection = nil
+        replacedElsewhere = false
     }
 
     func liveConnection() throws(VaultError) -> Connection {
-        guard let connection else { throw .closed }
+        guard let connection else { throw replacedElsewhere ? .unavailable(retryAfter: 1, detail: "the vault was replaced by another process and is not reopened yet") : .closed }
         return connection
     }
 }

@@ -10,6 +10,15 @@ struct VaultState {
     var serverClockOffset: TimeInterval
     var biometricPreference: Bool
 
+    /// `state` with its session gone: the "before" of a vault that was wiped, so that what the
+    /// fresh vault holds is reported as new.
+    static func emptied(_ state: VaultState) -> VaultState {
+        var empty = state
+        empty.current = nil
+        empty.tokens = StoredTokens()
+        return empty
+    }
+
     var snapshot: VaultSnapshot {
         guard let current else { return .empty(emptyReason) }
         return .session(current.session, lastWallClock: lastWallClock, serverClockOffset: serverClockOffset)
