@@ -6,6 +6,13 @@
 //                                                           bounds the wait for another refresher
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost signout <db> <keyfile>
+//   VaultTestHost rotate-loop <db> <keyfile> <count>        rotates count times ("rotated i vN" each), waiting
+//                                                           out typed refusals (another process's rekey)
+//   VaultTestHost churn <db> <keyfile> <rounds> <tag>        per round: open, store, rotate, read, sign out,
+//                                                           close; prints "rotated <tag> <round> vN" for each
+//                                                           committed rotation, "done" at the end, and stops
+//                                                           at the first error that is not another process's
+//                                                           newer state (staleSession, noSession)
 //   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
 //   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
@@ -42,6 +49,27 @@ func describe(_ event: VaultEvent) -> String {
     }
 }
 
+/// One process's share of the contention test (see `churn` in the usage above).
+func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async throws {
+    for round in 1...rounds {
+        let vault = try Vault.open(at: path, keys: keys)
+        let signIn = #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
+        let stored = try await vault.store(TokenResponse(json: Data(signIn.utf8)))
+        let rotation = #"{"access_token":"a2-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r2-\#(tag)-\#(round)"}"#
+        do {
+            let rotated = try await vault.rotate(TokenResponse(json: Data(rotation.utf8)), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
+            line("rotated \(tag) \(round) v\(rotated.tokenVersion)")
+        } catch VaultError.staleSession {
+            // Another process signed in or out in between: its state is newer, as it should be.
+        }
+        _ = try await vault.resumePath()
+        _ = try await vault.refreshToken()
+        do { try await vault.signOut(ifCurrent: stored.id) } catch VaultError.staleSession {}
+        await vault.close()
+    }
+    line("done")
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else { fail("usage: VaultTestHost resume|rotate|signout|watch <db> <keyfile> …") }
 let keys = KeyFileProvider(path: arguments[3])
@@ -66,6 +94,29 @@ do {
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         try await vault.signOut()
         line("signedOut")
+    case "rotate-loop":
+        guard arguments.count == 5, let count = Int(arguments[4]), count > 0 else { fail("rotate-loop needs a count") }
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        for round in 1...count {
+            var refusals = 0
+            while true {
+                let json = #"{"access_token":"access-loop-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"loop-\#(round)"}"#
+                do {
+                    let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
+                    line("rotated \(round) v\(session.tokenVersion)")
+                    break
+                } catch {
+                    // Between another process's rekey and the key reaching this process's key
+                    // storage, the vault answers wrongKey: an app retries later.
+                    refusals += 1
+                    if refusals > 2_000 { fail("still refused: \(error)") }
+                    try await Task.sleep(nanoseconds: 5_000_000)
+                }
+            }
+        }
+    case "churn":
+        guard arguments.count == 6, let rounds = Int(arguments[4]), rounds > 0 else { fail("churn needs rounds and a tag") }
+        try await churn(path: arguments[2], keys: keys, rounds: rounds, tag: arguments[5])
     case "wipe":
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         try await vault.wipe()

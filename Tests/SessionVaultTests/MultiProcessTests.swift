@@ -77,3 +77,31 @@ struct MultiProcessTests {
         #expect(server.requestCount == 0)
     }
 }
+
+/// Busy is waited out inside the library: processes opening, writing and reading one vault at
+/// once never see it.
+@Suite("Several processes at once: busy never reaches a caller")
+struct ContentionTests {
+    @Test func fourProcessesStoringRotatingReadingAndSigningOutNeverFail() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db"), keyPath = directory.file("vault.key")
+        // Made first, so the processes contend on use, not on creation (the creation race has a
+        // test of its own).
+        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        await vault.close()
+        // 4 × 40 opens: without the busy wait before the first read about one run in four failed.
+        let rounds = 40
+        let workers = try (1...4).map { try TestHostProcess(["churn", path, keyPath, "\(rounds)", "p\($0)"], scratch: directory) }
+        for worker in workers {
+            #expect(await worker.finish() == 0, "\(worker.output)")
+            #expect(worker.lines.last == "done")
+            #expect(!worker.output.contains("busy"), "\(worker.output)")
+        }
+        let report = try Vault.verify(at: path, keys: KeyFileProvider(path: keyPath))
+        #expect(report.intact, "\(report.findings)")
+        // Every rotation a process was told about was committed at version 2 of its own sign-in.
+        let rotations = workers.flatMap { $0.lines.filter { $0.hasPrefix("rotated ") } }
+        #expect(rotations.allSatisfy { $0.hasSuffix(" v2") })
+        #expect(!rotations.isEmpty)
+    }
+}

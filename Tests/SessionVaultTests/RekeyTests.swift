@@ -70,3 +70,35 @@ struct RekeyTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
     }
 }
+
+/// Rekey while another process writes to the same vault.
+@Suite("Rekey with another process present: no commit lost, no stale header")
+struct RekeyWithAnotherProcessTests {
+    @Test func anotherProcessRotatingThroughARekeyLosesNoCommit() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db"), keyPath = directory.file("vault.key"), newKeyPath = directory.file("new.key")
+        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        try await vault.store(Fixtures.goTrue())
+        let rounds = 150
+        let writer = try TestHostProcess(["rotate-loop", path, keyPath, "\(rounds)"], scratch: directory)
+        #expect(await writer.waitFor("rotated 1 v"))
+        try await vault.rekey(to: KeyFileProvider(path: newKeyPath))
+        // The app's key storage now holds the new key (as a keychain item would after a rekey).
+        #expect(rename(newKeyPath, keyPath) == 0)
+        // Verify on the same vault right after the rekey: a healthy file reads as one.
+        let report = try await vault.verify()
+        #expect(report.intact, "\(report.findings)")
+        #expect(await writer.finish() == 0, "\(writer.output)")
+        // Every rotation the writer was told succeeded is in the file, one version after another.
+        let versions = writer.lines.compactMap { $0.split(separator: " ").last.flatMap { Int64($0.dropFirst()) } }
+        #expect(versions.count == rounds)
+        #expect(versions == Array(2...Int64(rounds + 1)), "no version lost or repeated")
+        let reopened = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath), create: false)
+        #expect(try await reopened.currentSession()?.tokenVersion == Int64(rounds + 1))
+        let token = try #require(try await reopened.refreshToken())
+        #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "loop-\(rounds)")
+        #expect(try await reopened.verify().intact)
+        await reopened.close()
+        await vault.close()
+    }
+}

@@ -10,6 +10,8 @@ final class HeaderFile {
     let path: String
     private let descriptor: Int32
     private(set) var current: VaultHeader
+    /// The key check value of the header this file was opened with: the key this process uses.
+    private let openedKeyCheckValue: [UInt8]
 
     /// Writes a new header file atomically and durably (both slots), then opens it for updates.
     static func create(at path: String, header: VaultHeader) throws(FileIOError) -> HeaderFile {
@@ -42,6 +44,7 @@ final class HeaderFile {
     init(path: String, header: VaultHeader) throws(FileIOError) {
         self.path = path
         self.current = header
+        self.openedKeyCheckValue = header.keyCheckValue
         self.descriptor = try FileIO.valueOrErrno(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), "open", path)
     }
 
@@ -51,13 +54,7 @@ final class HeaderFile {
     /// `durable` adds an fsync: needed when the key check value or derivation changes, not for a
     /// generation that only follows a durable database commit.
     func write(_ header: VaultHeader, durable: Bool) throws(FileIOError) {
-        // Another process sharing the vault may have written since: continue from its sequence
-        // so this write lands in the slot that does not hold the newest copy.
-        var onDisk = [UInt8](repeating: 0, count: VaultHeader.fileSize)
-        let read = onDisk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        if read == VaultHeader.fileSize, let latest = VaultHeader.decode(onDisk), latest.sequence > current.sequence {
-            current = latest
-        }
+        catchUpWithDisk()
         var next = header
         next.sequence = current.sequence &+ 1
         let slot = next.encodedSlot()
@@ -68,9 +65,22 @@ final class HeaderFile {
         current = next
     }
 
-    /// Records a newly committed generation.
+    /// Another process sharing the vault may have written since: continue from its sequence so
+    /// the next write lands in the slot that does not hold the newest copy.
+    private func catchUpWithDisk() {
+        var onDisk = [UInt8](repeating: 0, count: VaultHeader.fileSize)
+        let read = onDisk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        if read == VaultHeader.fileSize, let latest = VaultHeader.decode(onDisk), latest.sequence > current.sequence {
+            current = latest
+        }
+    }
+
+    /// Records a newly committed generation: only forward, and only over a header of the key
+    /// this file was opened with. A header that another process has since switched to a new key
+    /// (a rekey) is never written back with this process's older key check value.
     func recordGeneration(_ generation: UInt64) throws(FileIOError) {
-        guard generation != current.generation else { return }
+        catchUpWithDisk()
+        guard current.keyCheckValue == openedKeyCheckValue, !current.rekeyPending, generation > current.generation else { return }
         var next = current
         next.generation = generation
         try write(next, durable: false)

@@ -102,6 +102,16 @@ final class Connection {
         }
     }
 
+    /// Makes closing this connection leave the `-wal` and `-shm` files where they are.
+    ///
+    /// For a connection whose database file was unlinked or replaced by another process (a wipe,
+    /// a rekey): closing it normally finds no other user of the old file, checkpoints, and
+    /// deletes `-wal` and `-shm` *by name*, which by now are the new database's, in use by others.
+    func keepLogFilesOnClose() {
+        var persist: Int32 = 1
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

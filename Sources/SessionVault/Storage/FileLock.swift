@@ -43,11 +43,13 @@ final class FileLock: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Takes the lock if nobody holds it; false when another holder has it. Never blocks.
-    func tryLock() throws(FileIOError) -> Bool {
+    /// - Parameter shared: a shared lock, which any number of holders may have at once and which
+    ///   excludes only the exclusive one.
+    func tryLock(shared: Bool = false) throws(FileIOError) -> Bool {
         mutex.lock()
         defer { mutex.unlock() }
         if held { return false }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        while flock(descriptor, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK { return false }
             throw FileIOError(operation: "flock", path: path, errno: errno)
@@ -59,11 +61,11 @@ final class FileLock: @unchecked Sendable {
     /// Takes the lock, waiting for the holder to release it (or die) for at most `budget`
     /// seconds; false when it was still held then. Blocks the calling thread: for the short,
     /// synchronous sections (open, create, wipe), never around a network call.
-    func lock(within budget: TimeInterval) throws(FileIOError) -> Bool {
+    func lock(within budget: TimeInterval, shared: Bool = false) throws(FileIOError) -> Bool {
         let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(0, min(budget, 3600)) * 1_000_000_000)
         var pause: UInt32 = 1_000
         while true {
-            if try tryLock() { return true }
+            if try tryLock(shared: shared) { return true }
             if DispatchTime.now().uptimeNanoseconds >= deadline { return false }
             usleep(pause)
             pause = min(pause * 2, 20_000)

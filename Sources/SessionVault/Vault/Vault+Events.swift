@@ -31,7 +31,6 @@ extension Vault {
         try reloadState(from: connection)
         // Only after a successful reload: a failed one must be retried, not taken as current.
         lastDataVersion = version
-        try? header.recordGeneration(state.generation)
         emitDifferences(from: before, to: state)
     }
 

@@ -11,7 +11,8 @@ extension Vault {
     /// - Throws: `.staleSession` when the current session is no longer `sessionID` at
     ///   `expectedVersion`, checked under the write lock.
     func markRefreshPending(sessionID: String, expectedVersion: Int64) throws(VaultError) {
-        try refreshIfChangedElsewhere()
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         guard state.current?.session.id == sessionID, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
         try write("refreshPending") { connection, now in
             try connection.run("""
@@ -25,7 +26,8 @@ extension Vault {
     /// Clears the pending mark after a refresh that stored nothing and spent nothing the server
     /// answered for (network failure, rate limit), so the next attempt starts clean.
     func clearRefreshPending(sessionID: String, expectedVersion: Int64) throws(VaultError) {
-        try refreshIfChangedElsewhere()
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         guard state.current?.session.id == sessionID, state.current?.session.refreshPendingSince != nil else { return }
         try write("refreshPendingCleared") { connection, _ in
             try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?",

@@ -10,8 +10,22 @@ extension Vault {
     /// then the copy replaces the database by rename; then the flag is cleared. An open that finds
     /// the flag set finishes the rename (roll forward); one that finds a copy without the flag
     /// deletes it (the old key still rules). The old key's storage is left to its owner.
+    ///
+    /// Other processes: the whole rekey holds the structure lock exclusively, so no other
+    /// process commits to the old file after it was copied (its writes wait, then find the new
+    /// file and reopen through their key provider), and none writes the old header back.
     public func rekey(to newKeys: any KeyProvider) throws(VaultError) {
         try flushActivity()
+        try refreshIfChangedElsewhere()
+        let lock = try structureLockHandle()
+        let taken: Bool
+        do { taken = try lock.lock(within: Self.structureWaitSeconds) } catch { throw .io(error) }
+        guard taken else { throw .unavailable(retryAfter: 1, detail: "another process is using the vault's files; rekey not started") }
+        var holdsLock = true
+        defer { if holdsLock { lock.unlock() } }
+        guard FileIdentity.of(files.database) == openedFileIdentity else {
+            throw .unavailable(retryAfter: 0.1, detail: "another process replaced the vault meanwhile; rekey not started")
+        }
         let connection = try liveConnection()
         let root: RootKey
         do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw .keyProvider(error) }
@@ -67,14 +81,31 @@ extension Vault {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
         }
-        // Closing checkpoints and removes the old -wal and -shm before the file is replaced.
-        self.connection = nil
+        // The roll-forward an open would do, done here while no other process can touch the
+        // files: the old file's log goes (everything in it is in the copy), the copy takes the
+        // database's name, the pending flag is cleared.
+        do {
+            for sidecar in [files.wal, files.sharedMemory] { try FileIO.removeIfPresent(sidecar) }
+            try FileIO.valueOrErrno(rename(copy, files.database), "rename", files.database)
+            try FileIO.fsyncDirectory(files.directory)
+            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true)
+        } catch {
+            // The header says "pending": the next open finishes the switch.
+            dropConnection()
+            replacedElsewhere = true
+            keyProvider = newKeys
+            throw .io(error)
+        }
+        dropConnection()
+        lock.unlock()
+        holdsLock = false
         let opened = try VaultOpener(files: files, keyProvider: newKeys, now: clock(), create: false).open()
         self.connection = opened.connection
         self.keys = opened.keys
         self.header = opened.header
         self.state = opened.state
         self.keyProvider = newKeys
+        openedFileIdentity = FileIdentity.of(files.database)
         lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
         // Recorded in the new file, after the switch: the copy was made before it.
         try? write("rekeyed") { connection, now in

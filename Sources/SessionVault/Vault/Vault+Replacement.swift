@@ -26,7 +26,7 @@ extension Vault {
     func recoverInPlace(from reason: CorruptionReason) throws(VaultError) {
         pollTask?.cancel()
         pollTask = nil
-        connection = nil
+        dropConnection()
         replacedElsewhere = true
         wipedElsewhere = true
         try Vault.recover(at: files.database, keys: keyProvider, reason: reason, now: clock())
@@ -40,7 +40,7 @@ extension Vault {
     /// - Parameter wiped: nil when the old file is known to be gone (a wipe), false otherwise.
     private func reopen(wiped: Bool?) throws(VaultError) {
         let before = state
-        connection = nil
+        dropConnection()
         let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: true).open()
         connection = opened.connection
         keys = opened.keys

@@ -12,6 +12,8 @@ extension Vault {
     ///     header was seen; used only to convert a server-stated `expires_at`.
     @discardableResult
     public func store(_ response: TokenResponse, biometricEnabled: Bool? = nil, serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
         try refreshIfChangedElsewhere()
         if let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
@@ -67,6 +69,8 @@ extension Vault {
     @discardableResult
     public func rotate(_ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
                        serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         try refreshIfChangedElsewhere()
         guard let current = state.current else { throw .staleSession }
         if let expectedSessionID, expectedSessionID != current.session.id { throw .staleSession }
@@ -136,6 +140,8 @@ extension Vault {
     /// Writes coalesced activity now (also done by `close`).
     public func flushActivity() throws(VaultError) {
         guard let activity = pendingActivity, let id = state.current?.session.id else { return }
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         let connection = try liveConnection()
         do {
             try connection.execute("PRAGMA synchronous = NORMAL")
@@ -159,6 +165,8 @@ extension Vault {
     /// - Parameter domainState: the platform's opaque enrolment value (LAContext
     ///   `evaluatedPolicyDomainState`); if it differs at unlock, the user re-enrolled.
     public func setBiometricUnlock(_ enabled: Bool, domainState: [UInt8]? = nil) throws(VaultError) {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         let id = state.current?.session.id
         try write("biometric") { connection, now in
             if let id {
@@ -180,6 +188,8 @@ extension Vault {
     /// - Parameter version: when given, only that session at that token version: a refusal of a
     ///   token that another process has since rotated must not end the rotated session.
     public func signOut(reason: MissingReason = .signedOut, ifCurrent sessionID: String? = nil, atVersion version: Int64? = nil) throws(VaultError) {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         try refreshIfChangedElsewhere()
         let current = state.current?.session
         if let sessionID, current?.id != sessionID { throw .staleSession }
@@ -214,6 +224,8 @@ extension Vault {
     /// Records the delegated subject (e.g. the patient a caregiver acts for). Only with a value
     /// from the server that validated the switch; nil returns to the user's own context.
     public func switchActiveSubject(to subject: String?, validatedBy proof: String) throws(VaultError) {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
         guard !proof.isEmpty else { throw .invalidArgument("a server validation value is required to switch the active subject") }
         guard let id = state.current?.session.id else { throw .noSession }
         try write("switchSubject") { connection, now in

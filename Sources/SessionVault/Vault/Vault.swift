@@ -28,6 +28,8 @@ public actor Vault {
     var openedFileIdentity: FileIdentity?
     /// Another process replaced or wiped the file; the vault reopens before its next use.
     var replacedElsewhere = false
+    /// This vault's handle on `files.structureLock` (see `holdStableFile`).
+    var structureLock: FileLock?
     var wipedElsewhere = false
 
     /// Opens the vault at `path`, creating it (and, with a key file provider, its key) when absent.
@@ -112,8 +114,16 @@ public actor Vault {
         pollTask = nil
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
-        connection = nil
+        dropConnection()
         replacedElsewhere = false
+    }
+
+    /// Closes the connection. When the file it reads is no longer the one at the path (another
+    /// process wiped or replaced it), the close must not delete `-wal` and `-shm` by name: they
+    /// belong to the new file now (see `Connection.keepLogFilesOnClose`).
+    func dropConnection() {
+        if let connection, FileIdentity.of(files.database) != openedFileIdentity { connection.keepLogFilesOnClose() }
+        connection = nil
     }
 
     func liveConnection() throws(VaultError) -> Connection {

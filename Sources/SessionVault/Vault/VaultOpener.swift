@@ -14,7 +14,9 @@ struct VaultOpener {
     let now: Date
     let create: Bool
     let migrator = Migrator()
-    let busyTimeoutMilliseconds: Int32 = 2_000
+    /// How long any statement waits for another process's lock before SQLITE_BUSY: the budget
+    /// within which "busy" is waited out inside the library instead of reaching a caller.
+    let busyTimeoutMilliseconds: Int32 = 5_000
 
     struct Opened {
         let connection: Connection
@@ -165,6 +167,9 @@ struct VaultOpener {
         } catch {
             throw Self.classify(error, files: files)
         }
+        // Before the first statement: keying and the first read of page 1 can meet another
+        // process's lock (a writer's checkpoint, a log recovery) and must wait, not fail.
+        connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         do {
             try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
             try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)

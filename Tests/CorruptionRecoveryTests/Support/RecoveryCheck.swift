@@ -9,8 +9,14 @@ enum RecoveryCheck {
                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
 
-        // Nothing of the old vault is left: only the tombstone, and no secret bytes anywhere.
-        let remaining = fixture.directory.allFiles()
+        // Nothing of the old vault is left: only the tombstone, and no secret bytes anywhere. The
+        // lock files stay (deleting one while another process holds it would break the lock;
+        // see FileLock) and must be empty.
+        let lockFiles: Set<String> = [fixture.files.structureLock, fixture.files.refreshLock]
+        for lock in fixture.directory.allFiles() where lockFiles.contains(lock) {
+            #expect(FileManager.default.contents(atPath: lock)?.isEmpty == true, "lock files hold no data", sourceLocation: sourceLocation)
+        }
+        let remaining = fixture.directory.allFiles().filter { !lockFiles.contains($0) }
         #expect(remaining == [fixture.files.tombstone], "files left after the wipe: \(remaining.map { ($0 as NSString).lastPathComponent })",
                 sourceLocation: sourceLocation)
         for file in remaining {

@@ -1,0 +1,39 @@
+import Foundation
+
+extension Vault {
+    /// How long a write waits for another process's rekey, wipe or open to finish with the file.
+    static let structureWaitSeconds: TimeInterval = 5
+
+    /// The structure lock (see `VaultFiles.structureLock`) held shared for one write method:
+    /// while it is held no other process can replace or delete the database (a rekey or wipe holds
+    /// it exclusively), so what the method reads, seals and commits all belong to the file that is
+    /// at the path. Taken after any reopen (which takes the lock exclusively itself).
+    /// - Returns: the held lock; release it when the method ends (`defer { hold.unlock() }`).
+    func holdStableFile() throws(VaultError) -> FileLock {
+        for _ in 0..<3 {
+            try refreshIfChangedElsewhere()
+            let lock = try structureLockHandle()
+            let taken: Bool
+            do { taken = try lock.lock(within: Self.structureWaitSeconds, shared: true) } catch { throw .io(error) }
+            guard taken else {
+                throw .unavailable(retryAfter: 1, detail: "another process is rekeying, wiping or creating the vault")
+            }
+            if FileIdentity.of(files.database) == openedFileIdentity { return lock }
+            // Replaced between the check and the lock: reopen and take it again.
+            lock.unlock()
+        }
+        throw .unavailable(retryAfter: 1, detail: "the vault's file keeps being replaced by another process")
+    }
+
+    /// This vault's own handle on the structure lock file, opened on first use.
+    func structureLockHandle() throws(VaultError) -> FileLock {
+        if let structureLock { return structureLock }
+        do {
+            let lock = try FileLock(path: files.structureLock)
+            structureLock = lock
+            return lock
+        } catch {
+            throw .unavailable(retryAfter: 1, detail: "the vault's lock file cannot be opened: \(error)")
+        }
+    }
+}
