@@ -77,7 +77,7 @@ extension Vault {
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
         if let identity = response.identity, identity.subject != current.session.identity.subject {
-            throw .invalidArgument("the refresh response is for another subject")
+            throw .subjectMismatch
         }
         if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
         let id = current.session.id
