@@ -251,3 +251,75 @@ struct SessionLifecycleTests {
         return nil
     }
 }
+
+/// An API's 401 for the access token alone, the refresher's own deadline, and GoTrue's parent
+/// token rule after a crash.
+@Suite("Session lifecycle: invalid_token, refresh deadline, parent token", .timeLimit(.minutes(2)))
+struct SessionLifecycleEdgeTests {
+    let fixture = TestVault()
+    let server: ScriptedHTTPServer
+
+    init() throws { server = try ScriptedHTTPServer() }
+
+    func manager(timeout: TimeInterval = 5) -> ResumeManager {
+        ResumeManager(path: fixture.path, keys: fixture.keys,
+                      refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: timeout),
+                      policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+    }
+
+    func storeSession() async throws -> Session {
+        let vault = try fixture.open()
+        let session = try await vault.store(Fixtures.goTrue())
+        await vault.close()
+        return session
+    }
+
+    @Test(arguments: [
+        (#"{"error":"invalid_token","error_description":"The access token expired"}"#, nil),
+        (#"{"message":"Unauthorized"}"#, #"Bearer realm="api", error="invalid_token", error_description="expired""#),
+    ] as [(String, String?)])
+    func anInvalidAccessTokenLeadsToOneRefreshAndARetry(body: String, challenge: String?) async throws {
+        let stored = try await storeSession()
+        server.enqueue(.json(SessionLifecycleTests.refreshed("after-401")))
+        let manager = manager()
+        let outcome = await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge)
+        guard case .home(let session) = outcome else { Issue.record("a live session refreshes: \(String(describing: outcome))"); return }
+        #expect(session.id == stored.id && session.tokenVersion == 2, "retry the call with the refreshed token")
+        #expect(server.requestCount == 1)
+        // Only a failed refresh sends the user to login.
+        server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#))
+        #expect(await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge)
+                == .login(reason: .refreshRejected, showExpiredMessage: true))
+    }
+
+    @Test func theRefresherGivesUpAtItsOwnDeadline() async throws {
+        // A server that never answers: URLSession on Linux would wait 60 s whatever the timeout.
+        _ = try await storeSession()
+        fixture.clock.advance(by: 3600 + 1)
+        server.enqueue(.hang)
+        let started = ContinuousClock.now
+        let outcome = await manager(timeout: 1).resume()
+        let waited = started.duration(to: .now)
+        guard case .offline = outcome else { Issue.record("no answer is offline: \(outcome)"); return }
+        // A bound far above the 1 s deadline and far below URLSession's own 60 s.
+        #expect(waited < .seconds(30), "waited \(waited)")
+        #expect(try await fixture.open().refreshToken() != nil, "tokens kept")
+    }
+
+    @Test func afterACrashTheParentTokenBringsBackTheCurrentChild() async throws {
+        // The app sent its refresh, GoTrue rotated and answered, and the app died before storing.
+        // Within the reuse interval GoTrue answers the parent token with the current child.
+        let stored = try await storeSession()
+        do {
+            let vault = try fixture.open()
+            try await vault.markRefreshPending(sessionID: stored.id, expectedVersion: stored.tokenVersion)
+            await vault.close()
+        }
+        fixture.clock.advance(by: 3600 + 1)
+        server.enqueue(.json(SessionLifecycleTests.refreshed("current-child")))
+        guard case .home(let session) = await manager().resume() else { Issue.record("expected home with the child"); return }
+        #expect(session.tokenVersion == 2)
+        let token = try #require(try await fixture.open().refreshToken())
+        #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "current-child")
+    }
+}

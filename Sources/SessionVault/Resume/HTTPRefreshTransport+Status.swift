@@ -11,14 +11,17 @@ extension HTTPRefreshTransport {
         request.httpMethod = "POST"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
+        let session = self.session, sent = request
         do {
-            let (_, response) = try await session.data(for: request)
+            let (_, response) = try await Deadline.run(seconds: timeout) { try await session.data(for: sent) }
             guard let http = response as? HTTPURLResponse else { return .failed("not an HTTP response") }
             switch http.statusCode {
             case 200..<300: return .ended
             case 401, 403, 404: return .alreadyEnded
             default: return .failed("the server answered \(http.statusCode)")
             }
+        } catch is Deadline.Passed {
+            return .failed("no answer within \(timeout) s")
         } catch {
             return .failed((error as? URLError).map { "URLError \($0.code.rawValue)" } ?? "request failed")
         }
