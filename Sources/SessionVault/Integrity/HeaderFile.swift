@@ -42,7 +42,7 @@ final class HeaderFile {
     init(path: String, header: VaultHeader) throws(FileIOError) {
         self.path = path
         self.current = header
-        self.descriptor = try FileIO.valueOrErrno(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), "open", path)
+        self.descriptor = try FileIO.openRegularFile(path, O_RDWR)
     }
 
     deinit { close(descriptor) }

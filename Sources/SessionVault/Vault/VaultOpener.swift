@@ -146,7 +146,8 @@ struct VaultOpener {
         let connection = try connect(keys: keys, create: true)
         try migrate(connection, keys: keys)
         do {
-            if let tombstone = Tombstone.read(at: files.tombstone) {
+            // Only a note for the `missing` reason: an unreadable one must not stop the create.
+            if let tombstone = try? Tombstone.read(at: files.tombstone) {
                 try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
                                    [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
             }
