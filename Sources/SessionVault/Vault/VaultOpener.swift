@@ -143,6 +143,9 @@ struct VaultOpener {
         } catch {
             throw .io(error)
         }
+        // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives -wal and
+        // -shm the database file's mode, so this keeps every file of the vault private.
+        do { try FileIO.createEmptyFile(files.database) } catch { throw .io(error) }
         let connection = try connect(keys: keys, create: true)
         try migrate(connection, keys: keys)
         do {
