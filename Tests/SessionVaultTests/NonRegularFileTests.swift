@@ -65,6 +65,25 @@ struct NonRegularFileTests {
         #expect(stored.output.hasPrefix("stored"), "\(stored.output)")
     }
 
+    /// A FIFO or a symbolic link where the database belongs read as a truncated file, and the
+    /// resume's recovery deleted it: now it is an error, and nothing is removed.
+    @Test func aFIFOOrALinkAsTheDatabaseIsRefusedNotWiped() async throws {
+        for kind in ["fifo", "link"] {
+            let fixture = try await Self.vault { $0.path }
+            if kind == "link" {
+                try FileManager.default.removeItem(atPath: fixture.path)
+                try FileManager.default.createSymbolicLink(atPath: fixture.path, withDestinationPath: fixture.directory.file("elsewhere.db"))
+            }
+            let resumed = try await Self.runHost(["resume", fixture.path, fixture.keyPath, "http://127.0.0.1:9/auth/v1"], fixture)
+            #expect(resumed.status == 0, "\(kind): resume did not return: \(resumed.output)")
+            #expect(resumed.output.hasPrefix("unavailable") && resumed.output.contains("not a regular file"), "\(kind): \(resumed.output)")
+            var info = stat()
+            #expect(lstat(fixture.path, &info) == 0, "\(kind): the path was removed")
+            #expect(FileManager.default.fileExists(atPath: fixture.files.header) && FileManager.default.fileExists(atPath: fixture.keyPath),
+                    "\(kind): nothing wiped")
+        }
+    }
+
     @Test func fileIORefusesEveryKindOfNonRegularFile() throws {
         let directory = TemporaryDirectory()
         let fifo = directory.file("fifo")

@@ -115,7 +115,8 @@ public struct TokenResponse: Sendable {
         let number: Int64?
         if let text = value as? String {
             number = Int64(text)
-        } else if let numeric = value as? NSNumber {
+        } else if let numeric = value as? NSNumber, String(cString: numeric.objCType) != "c" {
+            // ("c" is how JSON's true and false arrive: a flag is not a number of seconds.)
             // Through Double: JSONSerialization hands big or exponent forms over as doubles.
             // The range bounds are far inside Double's exact integers, so no rounding is lost.
             let double = numeric.doubleValue

@@ -12,7 +12,7 @@ public struct FileIOError: Error, Sendable, Equatable, CustomStringConvertible {
     public let errno: Int32
     /// Set when the path exists but is not a regular file (a FIFO, device, socket or directory):
     /// the kind found. Such a path is refused without being read, so nothing blocks on it.
-    public var foundFileType: String?
+    public let foundFileType: String?
 
     init(operation: String, path: String, errno: Int32, foundFileType: String? = nil) {
         self.operation = operation

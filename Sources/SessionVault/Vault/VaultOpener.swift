@@ -31,6 +31,11 @@ struct VaultOpener {
 
         // Only a database that is really absent (ENOENT) means "create": any other failure to
         // look at it (EACCES, EIO, ESTALE) is "not now", never a reason to start over.
+        // A FIFO, device or symbolic link where the database belongs is misconfiguration: its
+        // size would read as a truncated file, and recovery would delete it.
+        if let info = try? FileIO.status(files.database), (info.st_mode & S_IFMT) != S_IFREG {
+            throw .io(FileIOError.notRegularFile(files.database, mode: info.st_mode))
+        }
         let databaseSize: Int64?
         do {
             databaseSize = try FileIO.status(files.database).map { Int64($0.st_size) }
