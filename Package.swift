@@ -25,6 +25,9 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
 
+        // The CLI's guard against core dumps (prctl is variadic: a static inline C function).
+        .systemLibrary(name: "CProcessGuard"),
+
         // Turns Migrations/*.sql into Swift source at build time, so the schema ships inside the
         // library and an app needs no Migrations folder at run time.
         .executableTarget(name: "MigrationEmbedder"),
@@ -47,6 +50,7 @@ let package = Package(
             name: "sessionvault",
             dependencies: [
                 "SessionVault",
+                "CProcessGuard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CProcessGuard
 import SessionVault
 
 /// `sessionvault`: looks inside a SessionVault vault without ever showing a token.
@@ -18,4 +19,10 @@ struct SessionVaultCommand: AsyncParsableCommand {
             EventsCommand.self, LogoutCommand.self, BiometricCommand.self, RekeyCommand.self, WipeCommand.self,
             ExportKeyCommand.self, DemoCommand.self,
         ])
+
+    /// Before any argument is parsed or key read: a crash must not leave the key in a core file.
+    static func main() async {
+        _ = sessionvault_refuse_core_dumps()
+        await main(nil)
+    }
 }
