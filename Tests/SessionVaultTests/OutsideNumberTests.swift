@@ -47,10 +47,11 @@ struct OutsideNumberTests {
     }
 
     /// Responses built by hand (the public initializer) with values the parser would refuse.
-    static func handBuilt(refresh: String) -> [(String, TokenResponse)] {
+    static func handBuilt(refresh: String) throws -> [(String, TokenResponse)] {
+        let access = try Token("access-\(refresh)"), refreshToken = try Token(refresh)
         func response(expiresIn: Int64? = 3600, expiresAt: Int64? = nil, refreshExpiresIn: Int64? = nil) -> TokenResponse {
-            TokenResponse(accessToken: (try? Token("access-\(refresh)"))!, expiresIn: expiresIn, expiresAt: expiresAt,
-                          refreshToken: try? Token(refresh), refreshExpiresIn: refreshExpiresIn,
+            TokenResponse(accessToken: access, expiresIn: expiresIn, expiresAt: expiresAt,
+                          refreshToken: refreshToken, refreshExpiresIn: refreshExpiresIn,
                           identity: SessionIdentity(subject: "user-123"))
         }
         return [
@@ -68,13 +69,13 @@ struct OutsideNumberTests {
     @Test func storeAndRotateRefuseOutOfRangeResponsesAtTheDoor() async throws {
         let fixture = TestVault()
         let vault = try fixture.open()
-        for (field, response) in Self.handBuilt(refresh: "r-store") {
+        for (field, response) in try Self.handBuilt(refresh: "r-store") {
             await #expect(throws: VaultError.invalidTokenResponse(.invalidField(field)), "store with \(field)") {
                 try await vault.store(response)
             }
         }
         let stored = try await vault.store(Fixtures.goTrue())
-        for (field, response) in Self.handBuilt(refresh: "r-rotate") {
+        for (field, response) in try Self.handBuilt(refresh: "r-rotate") {
             await #expect(throws: VaultError.invalidTokenResponse(.invalidField(field)), "rotate with \(field)") {
                 try await vault.rotate(response)
             }
