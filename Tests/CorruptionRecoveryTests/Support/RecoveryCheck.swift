@@ -9,8 +9,13 @@ enum RecoveryCheck {
                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
 
-        // Nothing of the old vault is left: only the tombstone, and no secret bytes anywhere.
-        let remaining = fixture.directory.allFiles()
+        // Nothing of the old vault is left: only the tombstone (and the lock files, which hold
+        // no data and are never deleted: see `FileLock`), and no secret bytes anywhere.
+        let locks = [fixture.files.structureLock, fixture.files.refreshLock]
+        for lock in locks where FileManager.default.fileExists(atPath: lock) {
+            #expect(FileIO.size(lock) == 0, "a lock file holds data", sourceLocation: sourceLocation)
+        }
+        let remaining = fixture.directory.allFiles().filter { !locks.contains($0) }
         #expect(remaining == [fixture.files.tombstone], "files left after the wipe: \(remaining.map { ($0 as NSString).lastPathComponent })",
                 sourceLocation: sourceLocation)
         for file in remaining {
