@@ -62,6 +62,9 @@ enum VaultResidue {
         let connection = try Connection(path: database, create: false)
         try keys.databaseRawKey.withUnsafeBytes { try connection.key($0) }
         try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+        // A state before the first migration committed (the database file alone while every
+        // page is still in the log) has no sessions table: no token there.
+        guard try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'sessions'") == 1 else { return false }
         let statement = try connection.prepare("SELECT id, token_version, refresh_token, access_token FROM sessions")
         let wanted = Array(token.utf8)
         while try statement.step() {
