@@ -24,8 +24,10 @@ enum VaultWiper {
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
         let header: VaultHeader?
+        var readableHeader: VaultHeader?
         do {
             header = try HeaderFile.read(at: files.header)
+            readableHeader = header
         } catch {
             // A header with our magic whose slots are both damaged is still proof of ownership.
             guard case .corrupted(let reason) = error, reason.kind == .headerDamaged else { throw error }
@@ -38,7 +40,7 @@ enum VaultWiper {
             throw .io(error)
         }
         do {
-            try keys?.destroyKey()
+            if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) { try keys.destroyKey() }
         } catch {
             throw .keyProvider(error)
         }
@@ -52,5 +54,15 @@ enum VaultWiper {
         } catch {
             throw .io(error)
         }
+    }
+
+    /// Whether the provider's key is readable and fails this vault's key check value: another
+    /// vault's key (a key file restored from another device, the wrongKey case). It is not this
+    /// vault's to destroy, so it is left as it is. A key that cannot be read or checked (no
+    /// readable header) is left to the provider, which destroys only a key it verified itself.
+    private static func provablyAnotherVaultsKey(_ keys: any KeyProvider, header: VaultHeader?) -> Bool {
+        guard let header, let root = try? keys.rootKey(recorded: header.derivation, create: false),
+              let derived = try? VaultKeys(root: root.bytes) else { return false }
+        return derived.keyCheckValue != header.keyCheckValue
     }
 }
