@@ -4,8 +4,7 @@
 /// corrupted, never as valid with half the data: (1) the tombstone is written first, so the
 /// reason survives; (2) the key is destroyed; (3) sidecars and the database go, then the header
 /// last (a header whose key is gone is `keyMissing`, wiped again; one without a database is
-/// replaced by the next open); (4) fsync
-/// of the directory. Running it again after a crash finishes the job (idempotent). The suite
+/// replaced by the next open); (4) fsync of the directory. Running it again after a crash finishes the job (idempotent). The suite
 /// stops it after each step in turn and opens the remains (`WipeCrashTests`).
 ///
 /// It wipes whatever it is asked to. Whether to ask is the caller's decision: the automatic
