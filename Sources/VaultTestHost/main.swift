@@ -18,6 +18,12 @@
 //   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
 //   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
+//   VaultTestHost create-and-store <db> <keyfile> <startfile> <refreshToken>
+//                                                           prints "ready", waits for <startfile>, then one
+//                                                           ResumeManager.resume() and a store (a launch racing others)
+//   VaultTestHost store-signout-hold <db> <keyfile> <refreshToken> <stopfile>
+//                                                           stores, signs out, prints "signedOut", keeps the vault
+//                                                           open until <stopfile> exists (60 s at most) or it is killed
 import Foundation
 import SessionVault
 
@@ -37,6 +43,19 @@ func describe(_ outcome: ResumeOutcome) -> String {
     case .locked: return "locked"
     case .offline(_, let retryAfter): return "offline \(retryAfter)"
     case .unavailable(_, let detail): return "unavailable \(detail)"
+    }
+}
+
+func signIn(_ refreshToken: String) throws -> TokenResponse {
+    let json = #"{"access_token":"access-\#(refreshToken)","token_type":"bearer","expires_in":3600,"refresh_token":"\#(refreshToken)","user":{"id":"user-123"}}"#
+    return try TokenResponse(json: Data(json.utf8))
+}
+
+/// Waits for `path` to appear: the parent's signal (a fixed wait would race a busy machine).
+func waitForFile(_ path: String) async throws {
+    let deadline = Date().addingTimeInterval(60)
+    while !FileManager.default.fileExists(atPath: path) && Date() < deadline {
+        try await Task.sleep(nanoseconds: 1_000_000)
     }
 }
 
@@ -158,6 +177,24 @@ do {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         reader.cancel()
+    case "create-and-store":
+        guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("create-and-store needs a start file and a refresh token") }
+        line("ready")
+        try await waitForFile(arguments[4])
+        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
+        let outcome = await manager.resume()
+        line("resumed \(describe(outcome))")
+        guard let vault = await manager.vault else { fail("no vault after \(describe(outcome))") }
+        let session = try await vault.store(signIn(arguments[5]))
+        line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
+    case "store-signout-hold":
+        guard arguments.count == 6 else { fail("store-signout-hold needs a refresh token and a stop file") }
+        let vault = try Vault.open(at: arguments[2], keys: keys)
+        try await vault.store(signIn(arguments[4]))
+        try await vault.signOut()
+        line("signedOut")
+        try await waitForFile(arguments[5])
+        await vault.close()
     default:
         fail("unknown command \(arguments[1])")
     }

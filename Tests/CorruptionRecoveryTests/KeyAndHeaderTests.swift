@@ -14,8 +14,9 @@ extension CorruptionRecovery {
             // The decision not to wipe a wrong key automatically rests on this: nothing was touched.
             #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before)
             #expect(!FileManager.default.fileExists(atPath: fixture.files.wal))
-            // An explicit recover does wipe it.
-            try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))
+            // An explicit recover does wipe the vault, but not the key: it fails this vault's key
+            // check value, so it is another vault's, not this one's to destroy.
+            try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason), keepsAnotherVaultsKey: true)
         }
 
         @Test("the key file deleted (a restored backup without its device key): keyMissing")
@@ -26,27 +27,45 @@ extension CorruptionRecovery {
             try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))
         }
 
-        @Test("the key file damaged: keyMissing (the key it held is lost), never wrongKey or a silent other key")
+        @Test("the key file damaged (our magic and version, checksum fails): keyMissing; recovery keeps it aside, never destroys it")
         func keyFileDamaged() async throws {
             let fixture = try await Scenarios.keyFileDamaged()
+            let damagedKey = try Data(contentsOf: URL(fileURLWithPath: fixture.keyPath))
             let examination = await fixture.examine()
             let reason = try #require(examination.openReason)
             #expect(reason.kind == .keyMissing)
             #expect(reason.detail.contains("damaged"))
-            try await RecoveryCheck.expectCleanRecovery(fixture, from: reason)
+            try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
+            // Unverifiable, so not destroyed: moved aside byte for byte under a name that says why.
+            let aside = fixture.directory.allFiles().filter { $0.hasPrefix(fixture.keyPath + ".damaged-") }
+            #expect(aside.count == 1)
+            #expect(aside.first.flatMap { FileManager.default.contents(atPath: $0) } == damagedKey)
+            #expect(!FileManager.default.fileExists(atPath: fixture.keyPath))
+            #expect(!FileManager.default.fileExists(atPath: fixture.path))
+            #expect(!FileManager.default.fileExists(atPath: fixture.files.header))
+            // And the user is back to a working vault, with a new key at the configured path.
+            let fresh = try Vault.open(at: fixture.path, keys: fixture.keys)
+            #expect(try await fresh.snapshot() == .empty(.wipedAfterCorruption(.keyMissing)))
+            try await fresh.store(TokenValues.response(901))
+            #expect(try await fresh.verify().intact)
+            await fresh.close()
         }
 
-        @Test("the header deleted: headerDamaged")
+        @Test("the header deleted: the database cannot be proven ours; misconfigured, every byte left as it was")
         func headerDeleted() async throws {
             let fixture = try await Scenarios.headerDeleted()
-            let examination = await fixture.examine()
-            #expect(examination.openReason?.kind == .headerDamaged)
-            try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))
+            await fixture.expectRefusedUntouched()
         }
 
-        @Test("both header slots overwritten: headerDamaged")
+        @Test("both header slots zeroed (no magic left): not provably ours; misconfigured, nothing touched")
         func headerZeroed() async throws {
             let fixture = try await Scenarios.headerZeroed()
+            await fixture.expectRefusedUntouched()
+        }
+
+        @Test("both header slots damaged, our magic kept: headerDamaged, wiped")
+        func headerBothSlotsDamaged() async throws {
+            let fixture = try await Scenarios.headerBothSlotsDamaged()
             let examination = await fixture.examine()
             #expect(examination.openReason?.kind == .headerDamaged)
             try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))

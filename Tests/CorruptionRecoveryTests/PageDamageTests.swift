@@ -94,7 +94,7 @@ extension CorruptionRecovery {
             try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))
         }
 
-        @Test("a plain SQLite database with the same schema in its place: not a database")
+        @Test("a plain SQLite database with the same schema in its place: misconfigured, not wiped")
         func plainSQLiteDatabase() async throws {
             let fixture = try await Scenarios.plainSQLiteWithTheSameSchema()
             // It really is a readable, unencrypted SQLite file with the vault's tables.
@@ -102,9 +102,8 @@ extension CorruptionRecovery {
                 let plain = try Connection(path: fixture.path, create: false, readOnly: true)
                 #expect(try plain.scalarInt("SELECT count(*) FROM sessions") == 1)
             }
-            let examination = await fixture.examine()
-            #expect(examination.openReason?.kind == .notADatabase)
-            try await RecoveryCheck.expectCleanRecovery(fixture, from: try #require(examination.reason))
+            // Plain SQLite magic at offset 0: never a SessionVault file, whatever lies beside it.
+            await fixture.expectRefusedUntouched()
         }
 
         @Test("a damaged page the launch reads: damagedPage at open, naming the page and its table")

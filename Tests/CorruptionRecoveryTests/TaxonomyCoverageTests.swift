@@ -16,7 +16,7 @@ extension CorruptionRecovery {
             for secret in fixture.secrets {
                 #expect(!RecoveryCheck.contains(Array(reason.detail.utf8), secret), "the detail of \(kind.rawValue) carries secret bytes")
             }
-            try await RecoveryCheck.expectCleanRecovery(fixture, from: reason)
+            try await RecoveryCheck.expectCleanRecovery(fixture, from: reason, keepsAnotherVaultsKey: kind == .wrongKey)
         }
     }
 }

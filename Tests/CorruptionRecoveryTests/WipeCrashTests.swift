@@ -5,8 +5,8 @@ import Testing
 extension CorruptionRecovery {
     @Suite("Recovery wipe: idempotent and crash-safe")
     struct WipeCrashTests {
-        /// `VaultWiper`'s steps, in its order: tombstone, key, then -rekey, -wal, -shm, -journal,
-        /// header, database.
+        /// `VaultWiper`'s steps, in its order: tombstone, key, then -rekey, -creating,
+        /// -creating-journal, -wal, -shm, -journal, database, header.
         static func steps(_ fixture: DamageFixture, _ reason: CorruptionReason) -> [() throws -> Void] {
             let tombstone = Tombstone(reason: reason.kind, detail: reason.detail, wipedAt: Date())
             var steps: [() throws -> Void] = [
@@ -17,7 +17,7 @@ extension CorruptionRecovery {
             return steps
         }
 
-        @Test("stopped after any step, the next open says corrupted or missing, never the old session", arguments: 1...7)
+        @Test("stopped after any step, the next open says corrupted or missing, never the old session", arguments: 1...(2 + VaultFiles(database: "vault.db").wipeOrder.count))
         func interruptedWipe(_ completedSteps: Int) async throws {
             // The files of a process killed mid-run: commits still in the log.
             let fixture = try await Scenarios.leftByAKilledProcess()

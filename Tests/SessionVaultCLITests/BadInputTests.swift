@@ -25,7 +25,8 @@ struct BadInputTests {
         _ = FileManager.default.createFile(atPath: short, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o600])
         let cases: [(String, String)] = [
             (loose, "mode 644; expected 600"),
-            (short, "is 32 bytes; a key file is 56"),
+            // Not our magic: a file that is not a key file of ours is a misconfiguration.
+            (short, "is not a SessionVault key file"),
             (vault.directory.path, "is not a regular file"),
         ]
         for (key, message) in cases {
@@ -60,12 +61,14 @@ struct BadInputTests {
         #expect(textResult.isOneLineError)
         #expect(textResult.stderr.contains("not a SessionVault vault"))
 
-        // resume decides (a file with no header) but does not wipe it.
+        // resume refuses a file with no header of ours beside it (it cannot be proven the
+        // vault's): a misconfiguration, nothing written or wiped.
         let resumed = try await CLI.run(["resume", "--vault", text, "--key-file", key, "--json"])
-        #expect(resumed.status == 0)
-        #expect(resumed.json?["reason"] as? String == "headerDamaged")
-        #expect(resumed.json?["recovered"] as? Bool == false)
+        #expect(resumed.status == 1)
+        #expect(resumed.isOneLineError)
+        #expect(resumed.stderr.contains("misconfigured"))
         #expect(FileManager.default.contents(atPath: text) == Data("hello\n".utf8))
+        #expect(!FileManager.default.fileExists(atPath: text + "-header") && !FileManager.default.fileExists(atPath: text + "-tombstone"))
         #expect(FileManager.default.fileExists(atPath: key))
     }
 

@@ -76,7 +76,8 @@ struct NonRegularFileTests {
             }
             let resumed = try await Self.runHost(["resume", fixture.path, fixture.keyPath, "http://127.0.0.1:9/auth/v1"], fixture)
             #expect(resumed.status == 0, "\(kind): resume did not return: \(resumed.output)")
-            #expect(resumed.output.hasPrefix("unavailable") && resumed.output.contains("not a regular file"), "\(kind): \(resumed.output)")
+            let says = kind == "fifo" ? "not a regular file" : "symbolic link"
+            #expect(resumed.output.hasPrefix("unavailable") && resumed.output.contains(says), "\(kind): \(resumed.output)")
             var info = stat()
             #expect(lstat(fixture.path, &info) == 0, "\(kind): the path was removed")
             #expect(FileManager.default.fileExists(atPath: fixture.files.header) && FileManager.default.fileExists(atPath: fixture.keyPath),

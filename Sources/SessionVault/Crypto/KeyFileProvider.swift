@@ -54,10 +54,41 @@ public struct KeyFileProvider: KeyProvider {
         if info.st_mode & 0o077 != 0 {
             throw .insecure("\(path) is readable or writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8)); expected 600)")
         }
+        // Whose file is it? Only a file that starts with our magic and our version is a key file
+        // of ours; anything else (a settings file the path was pointed at by mistake, a key file
+        // of a newer format) is a misconfiguration, never a lost key: nothing is wiped for it.
+        if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured(foreign) }
         guard info.st_size == Int64(Self.fileSize) else {
             throw .invalid("\(path) is \(info.st_size) bytes; a key file is \(Self.fileSize)")
         }
         return RootKey(bytes: try readKey())
+    }
+
+    /// Nil when the file at `path` starts with our magic and our key-file version (ours, though
+    /// possibly damaged further on); otherwise why it is not a key file of ours. Reads only the
+    /// 8-byte prefix, which holds no key bytes.
+    private func ownership(size: Int64) throws(KeyProviderError) -> String? {
+        let prefixCount = Self.magic.count + 1
+        guard size >= Int64(prefixCount) else { return "\(path) is \(size) bytes: not a SessionVault key file" }
+        let prefix: [UInt8]
+        do {
+            let fd = try FileIO.valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), "open", path)
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: prefixCount)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            try FileIO.valueOrErrno(n, "pread", path)
+            prefix = Array(bytes.prefix(max(n, 0)))
+        } catch {
+            if error.isNotFound { throw .missing("no key file at \(path)") }
+            throw .unavailable("key file \(path) cannot be read now (\(error))", retryAfter: 1)
+        }
+        guard prefix.count == prefixCount, Array(prefix.prefix(Self.magic.count)) == Self.magic else {
+            return "\(path) is not a SessionVault key file (no SVKEY magic)"
+        }
+        guard prefix[Self.magic.count] == Self.version else {
+            return "\(path) is a key file of version \(prefix[Self.magic.count]); this library reads version \(Self.version)"
+        }
+        return nil
     }
 
     private func readKey() throws(KeyProviderError) -> SecretBytes {
@@ -133,19 +164,63 @@ public struct KeyFileProvider: KeyProvider {
 }
 
 extension KeyFileProvider {
-    /// Overwrites the key file with zeros, syncs it, and deletes it.
+    /// Destroys the key file, but only one proven to be this provider's key: our magic, our
+    /// version and a matching checksum. Overwrites it with zeros, syncs it, and deletes it.
+    ///
+    /// Anything else is left as it is: a file that is not a key file of ours (a settings file the
+    /// path was pointed at, a newer key-file version) is refused with `.misconfigured`, every
+    /// byte unchanged. A key file of ours whose checksum fails cannot be verified either, so it is
+    /// not destroyed: it is renamed aside to `<path>.damaged-<unix time>` (kept for whoever wants
+    /// to examine it) and the path is free for the next vault's key.
     public func destroyKey() throws(KeyProviderError) {
-        // Only a regular file is overwritten, and nothing blocks on a FIFO at the path.
-        if let fd = try? FileIO.openRegularFile(path, O_WRONLY) {
-            let zeros = [UInt8](repeating: 0, count: Self.fileSize)
-            _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-            fsync(fd)
-            close(fd)
+        let info: stat?
+        do { info = try FileIO.status(path) } catch { throw .unavailable("key file \(path) cannot be examined now (\(error))", retryAfter: 1) }
+        if let info {
+            if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link; not destroyed") }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { throw .misconfigured("\(path) is not a regular file; not destroyed") }
+            if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured("\(foreign); not destroyed") }
+            let verified: Bool
+            do {
+                _ = try readKey()
+                verified = info.st_size == Int64(Self.fileSize)
+            } catch {
+                guard case .invalid = error else { throw error }
+                verified = false
+            }
+            if verified {
+                try overwriteWithZeros()
+            } else {
+                try moveAside()
+            }
         }
         do {
             try FileIO.removeIfPresent(path)
             try FileIO.removeTemporarySiblings(of: path)
             try FileIO.fsyncDirectory(FileIO.parentDirectory(of: path))
+        } catch {
+            throw .writeFailed(error)
+        }
+    }
+
+    /// The name a damaged key file of ours is kept under by `destroyKey`.
+    public static func damagedName(for path: String, at time: Date = Date()) -> String {
+        "\(path).damaged-\(Int64(time.timeIntervalSince1970))"
+    }
+
+    private func overwriteWithZeros() throws(KeyProviderError) {
+        // Only a regular file is overwritten, and nothing blocks on a FIFO swapped in meanwhile.
+        guard let fd = try? FileIO.openRegularFile(path, O_WRONLY) else { return }
+        defer { close(fd) }
+        let zeros = [UInt8](repeating: 0, count: Self.fileSize)
+        _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        fsync(fd)
+    }
+
+    private func moveAside() throws(KeyProviderError) {
+        // link, not rename: it refuses to replace an earlier damaged copy of the same second.
+        let target = Self.damagedName(for: path)
+        do {
+            try FileIO.valueOrErrno(link(path, target), "link", target)
         } catch {
             throw .writeFailed(error)
         }

@@ -25,17 +25,23 @@ final class HeaderFile {
     }
 
     /// The newest valid header at `path`: nil when there is no file; `.headerDamaged` when the
-    /// file exists but neither slot is valid.
+    /// file carries our magic but neither slot is valid; `.misconfigured` when it is not ours.
     static func read(at path: String) throws(VaultError) -> VaultHeader? {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(path)
         } catch {
             if error.isNotFound { return nil }
+            if error.errno == ELOOP { throw .misconfigured("header \(path) is a symbolic link") }
             if error.errno == EACCES { throw .unavailable(retryAfter: 1, detail: "header \(path) cannot be read now") }
             throw .io(error)
         }
         guard let header = VaultHeader.decode(bytes) else {
+            // Only a header that still carries our magic is proven ours and damaged; any other
+            // file under this name is not ours to judge (or to wipe).
+            guard VaultHeader.carriesMagic(bytes) else {
+                throw .misconfigured("\(path) is not a SessionVault header (no SVHDR magic, \(bytes.count) bytes)")
+            }
             throw .corrupted(CorruptionReason(.headerDamaged, "header \(path) has no valid slot (\(bytes.count) bytes)"))
         }
         return header

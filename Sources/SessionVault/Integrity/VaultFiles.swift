@@ -14,6 +14,9 @@ public struct VaultFiles: Sendable, Equatable {
     public var tombstone: String { database + "-tombstone" }
     /// A re-encrypted copy being built by `rekey`.
     public var rekeyTemporary: String { database + "-rekey" }
+    /// A new database being built by `open`, published under `database` once complete.
+    public var creating: String { database + "-creating" }
+    var creatingJournal: String { creating + "-journal" }
     /// Lock file held (flock) by the one process spending the refresh token. Holds no data;
     /// never deleted (see `FileLock`).
     public var refreshLock: String { database + "-refresh.lock" }
@@ -21,9 +24,10 @@ public struct VaultFiles: Sendable, Equatable {
     /// process ever sees another's half-made files. Holds no data; never deleted.
     public var structureLock: String { database + "-lock" }
 
-    /// Everything a wipe deletes, the database last so a crash mid-wipe leaves a database
-    /// without its header (classified as corrupted again), never a half-usable vault.
-    var wipeOrder: [String] { [rekeyTemporary, wal, sharedMemory, journal, header, database] }
+    /// Everything a wipe deletes, the header last: it is the proof that the files are this
+    /// vault's, so a crash mid-wipe leaves a header (with the key already destroyed: keyMissing,
+    /// wiped again) or nothing, never a database that can no longer be proven ours.
+    var wipeOrder: [String] { [rekeyTemporary, creating, creatingJournal, wal, sharedMemory, journal, database, header] }
 }
 
 extension VaultFiles {

@@ -69,6 +69,14 @@ struct VaultHeader: Sendable, Equatable {
         return out
     }
 
+    /// Whether a header file carries our format magic at the start of either slot: the proof that
+    /// a header whose slots fail their checksums is a damaged header of ours, not a foreign file.
+    static func carriesMagic(_ file: [UInt8]) -> Bool {
+        [0, slotSize].contains { offset in
+            file.count >= offset + magic.count && Array(file[offset..<(offset + magic.count)]) == magic
+        }
+    }
+
     /// Decodes the newest valid slot of a header file; nil when neither slot is valid.
     static func decode(_ file: [UInt8]) -> VaultHeader? {
         guard file.count == fileSize else { return nil }

@@ -2,9 +2,9 @@
 ///
 /// Order, chosen so a crash at any point leaves a state the next open classifies as missing or
 /// corrupted, never as valid with half the data: (1) the tombstone is written first, so the
-/// reason survives; (2) the key is destroyed; (3) sidecars and the header go, then the database
-/// last: a database without its header is `headerDamaged` (corrupted, wiped again); (4) fsync
-/// of the directory. Running it again after a crash finishes the job (idempotent). The suite
+/// reason survives; (2) the key is destroyed; (3) sidecars and the database go, then the header
+/// last (a header whose key is gone is `keyMissing`, wiped again; one without a database is
+/// replaced by the next open); (4) fsync of the directory. Running it again after a crash finishes the job (idempotent). The suite
 /// stops it after each step in turn and opens the remains (`WipeCrashTests`).
 ///
 /// It wipes whatever it is asked to. Whether to ask is the caller's decision: the automatic
@@ -12,15 +12,34 @@
 /// mistyped passphrase must not destroy it), while an explicit `Vault.recover` wipes any kind,
 /// `futureSchema` included (an app cannot use a newer schema, and the vault is a cache of a
 /// login, not the only copy of anything).
+///
+/// It never wipes files it cannot prove are this vault's: under the structure lock (no process is
+/// creating or opening the vault meanwhile), the database must not be a link or a plain SQLite
+/// file and must have a header of ours beside it (`VaultOwnership`), and the key provider
+/// destroys only a key it verified (`KeyFileProvider.destroyKey`). Otherwise `.misconfigured`,
+/// and nothing (not even the tombstone) is written.
 enum VaultWiper {
     static func wipe(_ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?) throws(VaultError) {
+        let lock = try VaultOwnership.structureLock(files)
+        defer { lock.unlock() }
+        let header: VaultHeader?
+        var readableHeader: VaultHeader?
+        do {
+            header = try HeaderFile.read(at: files.header)
+            readableHeader = header
+        } catch {
+            // A header with our magic whose slots are both damaged is still proof of ownership.
+            guard case .corrupted(let reason) = error, reason.kind == .headerDamaged else { throw error }
+            header = VaultHeader(generation: 0, derivation: .stored, keyCheckValue: [])
+        }
+        try VaultOwnership.check(files, header: header)
         do {
             if let tombstone { try tombstone.write(to: files.tombstone) }
         } catch {
             throw .io(error)
         }
         do {
-            try keys?.destroyKey()
+            if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) { try keys.destroyKey() }
         } catch {
             throw .keyProvider(error)
         }
@@ -34,5 +53,15 @@ enum VaultWiper {
         } catch {
             throw .io(error)
         }
+    }
+
+    /// Whether the provider's key is readable and fails this vault's key check value: another
+    /// vault's key (a key file restored from another device, the wrongKey case). It is not this
+    /// vault's to destroy, so it is left as it is. A key that cannot be read or checked (no
+    /// readable header) is left to the provider, which destroys only a key it verified itself.
+    private static func provablyAnotherVaultsKey(_ keys: any KeyProvider, header: VaultHeader?) -> Bool {
+        guard let header, let root = try? keys.rootKey(recorded: header.derivation, create: false),
+              let derived = try? VaultKeys(root: root.bytes) else { return false }
+        return derived.keyCheckValue != header.keyCheckValue
     }
 }

@@ -384,6 +384,11 @@ public actor ResumeManager {
             return await recover(from: reason)
         case VaultError.unavailable(let retryAfter, let detail):
             return .unavailable(retryAfter: retryAfter, detail: detail)
+        // The paths lead to files that cannot be proven this vault's (an app's own database, a
+        // file that is not our key file, a link): never recovered by a wipe. Unavailable, with a
+        // detail that says why, until the configuration is fixed; every byte is left as it was.
+        case VaultError.misconfigured, VaultError.keyProvider(.misconfigured):
+            return .unavailable(retryAfter: 60, detail: "\(error)")
         default:
             return .unavailable(retryAfter: 1, detail: "\(error)")
         }

@@ -18,6 +18,12 @@ extension Vault {
     /// The recovery after a `corrupted` outcome, without an open vault: wipes every file of the
     /// vault at `path` and leaves a tombstone (reason, time, version; no secrets). Idempotent and
     /// crash-safe (see `VaultWiper`). The next `open` creates a fresh, empty vault.
+    ///
+    /// Refuses with `.misconfigured`, changing nothing, when the files cannot be proven this
+    /// vault's: a plain SQLite database or a link at `path`, a database with no header of ours
+    /// beside it, a header without our magic, a key file that is not ours. A key that fails this
+    /// vault's key check value (another vault's) is left in place; a damaged key file of ours is
+    /// moved aside (`KeyFileProvider.destroyKey`), never destroyed.
     public static func recover(at path: String, keys: (any KeyProvider)?, reason: CorruptionReason?, now: Date = Date()) throws(VaultError) {
         let tombstone = reason.map { Tombstone(reason: $0.kind, detail: $0.detail, wipedAt: now) }
         try VaultWiper.wipe(VaultFiles(database: path), keys: keys, tombstone: tombstone)

@@ -52,6 +52,8 @@ extension Vault {
             try audit(connection, "stored", sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         try? FileIO.removeIfPresent(files.tombstone)
+        // The replaced session's tokens are still in the log's older frames.
+        if previous != nil { discardLoggedPages(after: "store") }
         pendingActivity = nil
         lastActivityWrite = nil
         emit(.tokenUpdated(sealed.refreshFingerprint))
@@ -218,6 +220,7 @@ extension Vault {
             }
             try audit(connection, "signedOut", sessionID: current?.id, fingerprint: current?.refreshTokenFingerprint, reason: reason.code, at: now)
         }
+        discardLoggedPages(after: "signOut")
         pendingActivity = nil
         emit(.signedOut)
         logger.info("signed out", metadata: ["vault.operation": "signOut", "reason": "\(reason.code)"])
@@ -239,6 +242,34 @@ extension Vault {
     }
 
     // MARK: Internals
+
+    /// Checkpoints the write-ahead log into the database and truncates it to zero bytes, durably.
+    ///
+    /// Why: secure_delete zeroes a deleted row in the database's pages, but the log keeps every
+    /// earlier version of a page it holds, and the page key and field key survive a sign-out: a
+    /// copy of the database, its log and the key would give the signed-out tokens back. After
+    /// the checkpoint the database holds only the zeroed pages and the log holds nothing.
+    /// A reader in another process that still uses an older snapshot keeps the checkpoint from
+    /// finishing (busy): then the frames stay until the next sign-out or replacing store, and a
+    /// warning is logged. The commit itself stands either way.
+    func discardLoggedPages(after operation: String) {
+        guard let connection else { return }
+        var complete = false
+        do {
+            let statement = try connection.prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+            // One row: busy (1 when it could not finish), frames in the log, frames checkpointed.
+            if try statement.step() { complete = statement.int64(0) == 0 }
+            statement.reset()
+            // SQLite truncates the log without syncing it; the truncation must survive a crash.
+            if complete, FileIO.exists(files.wal) { try FileIO.syncFile(files.wal) }
+        } catch {
+            complete = false
+        }
+        if !complete {
+            logger.warning("write-ahead log not truncated; earlier pages remain until the next checkpoint",
+                           metadata: ["vault.operation": "\(operation)"])
+        }
+    }
 
     /// Runs `body` in one immediate, durable transaction that also advances the generation, then
     /// re-reads the state and records the generation in the header.

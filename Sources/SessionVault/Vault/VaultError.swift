@@ -5,6 +5,11 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case corrupted(CorruptionReason)
     /// The key or file cannot be read right now; retry. Nothing is wiped.
     case unavailable(retryAfter: Double, detail: String)
+    /// The path does not lead to this vault's own files, or they cannot be proven ours: a foreign
+    /// file where the database or its header should be (an app's own SQLite database, a file
+    /// without our format magic), a database reached through a symbolic link, a key file that is
+    /// not ours. Nothing was deleted, truncated or written; fix the configuration.
+    case misconfigured(String)
     /// The key provider refused (e.g. a key file readable by others).
     case keyProvider(KeyProviderError)
     /// The SQLite library linked is not SQLCipher (`PRAGMA cipher_version` is empty): refusing
@@ -35,6 +40,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .corrupted(let reason): return "vault corrupted: \(reason)"
         case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
+        case .misconfigured(let detail): return "vault misconfigured (nothing was changed): \(detail)"
         case .keyProvider(let error): return "\(error)"
         case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
         case .storageFull(let detail): return "out of storage space: \(detail)"

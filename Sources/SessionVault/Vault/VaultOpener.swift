@@ -26,30 +26,29 @@ struct VaultOpener {
     }
 
     func open() throws(VaultError) -> Opened {
+        // One process at a time creates, opens or wipes the vault, so none ever reads another's
+        // half-made files (an app and its extension starting together on an empty directory).
+        let lock = try VaultOwnership.structureLock(files)
+        defer { lock.unlock() }
+        return try openHoldingStructureLock()
+    }
+
+    private func openHoldingStructureLock() throws(VaultError) -> Opened {
         var header = try HeaderFile.read(at: files.header)
+        // Before anything is written (a rekey finished, a leftover removed, a vault created):
+        // the files at these paths must be ours.
+        let databaseStatus = try VaultOwnership.databaseStatus(files)
         if let pending = header, pending.rekeyPending { header = try finishRekey(pending) }
         // A rekey that crashed before its header switch leaves a copy nobody will use.
         if header?.rekeyPending != true { try? FileIO.removeIfPresent(files.rekeyTemporary) }
 
-        // Only a database that is really absent (ENOENT) means "create": any other failure to
-        // look at it (EACCES, EIO, ESTALE) is "not now", never a reason to start over.
-        // A FIFO, device or symbolic link where the database belongs is misconfiguration: its
-        // size would read as a truncated file, and recovery would delete it.
-        if let info = try? FileIO.status(files.database), (info.st_mode & S_IFMT) != S_IFREG {
-            throw .io(FileIOError.notRegularFile(files.database, mode: info.st_mode))
-        }
-        let databaseSize: Int64?
-        do {
-            databaseSize = try FileIO.status(files.database).map { Int64($0.st_size) }
-        } catch {
-            throw .unavailable(retryAfter: 1, detail: "the database cannot be examined now: \(error)")
-        }
-        guard let databaseSize else {
+        guard let databaseStatus else {
             guard create else { throw .corrupted(CorruptionReason(.keyMissing, "no vault at \(files.database)")) }
             return try createVault()
         }
+        let databaseSize = Int64(databaseStatus.st_size)
         guard let header else {
-            throw .corrupted(CorruptionReason(.headerDamaged, "the database exists but its header \(files.header) is missing"))
+            throw .misconfigured("\(files.database) exists but has no SessionVault header beside it (\(files.header)); it cannot be proven to be this vault's database")
         }
         // Cheap truncation checks on the file size alone. A file cut at a page boundary passes
         // them; page 1 then records more pages than the file holds, which the first read
@@ -60,7 +59,7 @@ struct VaultOpener {
         }
 
         let keys = try unlock(header)
-        var connection: Connection? = try connect(keys: keys, create: false)
+        var connection: Connection? = try connectWaitingOutLocks(keys: keys)
         do {
             if let live = connection { return try finishOpening(live, header: header, keys: keys) }
         } catch {
@@ -81,8 +80,10 @@ struct VaultOpener {
         } catch {
             switch error {
             case .missing(let detail): throw .corrupted(CorruptionReason(.keyMissing, detail))
-            // A key file whose checksum or format is wrong no longer holds the key: the file's
-            // key is lost as surely as if the key file were deleted.
+            // A key file of ours (our magic and version) whose checksum or size is wrong no
+            // longer holds the key: it is lost as surely as if the key file were deleted. The
+            // recovery does not destroy such a file (it cannot be verified): it moves it aside.
+            // A file that is not a key file of ours is `.misconfigured` and lands below.
             case .invalid(let detail): throw .corrupted(CorruptionReason(.keyMissing, "the key is damaged: \(detail)"))
             case .unavailable(let detail, let retryAfter): throw .unavailable(retryAfter: retryAfter, detail: detail)
             default: throw .keyProvider(error)
@@ -129,10 +130,17 @@ struct VaultOpener {
         return Opened(connection: connection, keys: keys, header: headerFile, state: state)
     }
 
-    /// A new vault: key, then a durable header, then the database. A crash after the header
-    /// leaves a header without a database, which the next open replaces.
+    /// A new vault: key, then a durable header, then the database, built aside and published.
+    ///
+    /// The database is built under a temporary name (rollback journal, migrated, fsynced) and
+    /// published with `link`, which refuses an existing target: the real name only ever holds a
+    /// complete database, so a crash mid-creation leaves a header without a database (the next
+    /// open creates again) and never a half-made file that a later open would call truncated.
+    /// The caller holds the structure lock, so no other process is creating at the same time.
     private func createVault() throws(VaultError) -> Opened {
-        for stale in [files.header, files.wal, files.sharedMemory, files.journal] {
+        // No database exists: these are leftovers of an earlier vault or of a creation cut
+        // short. A stale log would be applied to the new file, so they go before it is made.
+        for stale in [files.header, files.wal, files.sharedMemory, files.journal, files.creating, files.creatingJournal] {
             do { try FileIO.removeIfPresent(stale) } catch { throw .io(error) }
         }
         let root: RootKey
@@ -150,22 +158,79 @@ struct VaultOpener {
         } catch {
             throw .io(error)
         }
-        // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives -wal and
-        // -shm the database file's mode, so this keeps every file of the vault private.
-        do { try FileIO.createEmptyFile(files.database) } catch { throw .io(error) }
-        let connection = try connect(keys: keys, create: true)
-        try migrate(connection, keys: keys)
         do {
+            try buildAside(keys: keys)
+            try FileIO.valueOrErrno(link(files.creating, files.database), "link", files.database)
+            try FileIO.removeIfPresent(files.creating)
+            try FileIO.fsyncDirectory(files.directory)
+        } catch {
+            try? FileIO.removeIfPresent(files.creating)
+            try? FileIO.removeIfPresent(files.creatingJournal)
+            switch error {
+            case let error as VaultError: throw error
+            case let error as FileIOError where error.errno == EEXIST:
+                // Only a writer that does not take the structure lock (an older release) can get
+                // here: its file is left alone.
+                throw .unavailable(retryAfter: 0.5, detail: "another process created the database meanwhile")
+            case let error as FileIOError: throw .io(error)
+            default: throw .invalidArgument("\(error)")
+            }
+        }
+        let connection = try connectWaitingOutLocks(keys: keys)
+        let state = try load(connection, keys: keys)
+        return Opened(connection: connection, keys: keys, header: headerFile, state: state)
+    }
+
+    /// Writes the complete new database to `files.creating`: keyed, pinned, migrated, the
+    /// tombstone's reason recorded, closed and fsynced.
+    private func buildAside(keys: VaultKeys) throws(VaultError) {
+        do {
+            // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
+            // journal, -wal and -shm the database file's mode, so every file stays private.
+            try FileIO.createEmptyFile(files.creating)
+            let connection = try Connection(path: files.creating, create: true)
+            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
+            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+            guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
+            // Rollback journal while building: the finished file is complete on its own, with no
+            // log beside it under the temporary name. The first real open switches it to WAL.
+            try connection.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
+            try migrate(connection, keys: keys)
             // Only a note for the `missing` reason: an unreadable one must not stop the create.
             if let tombstone = try? Tombstone.read(at: files.tombstone) {
                 try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
                                    [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
             }
-        } catch {
+        } catch let error as VaultError {
+            throw error
+        } catch let error as SQLiteError {
+            if error.isOutOfSpace { throw .storageFull(error.description) }
             throw .database(error)
+        } catch {
+            throw .invalidArgument("\(error)")
         }
-        let state = try load(connection, keys: keys)
-        return Opened(connection: connection, keys: keys, header: headerFile, state: state)
+        do { try FileIO.syncFile(files.creating) } catch { throw .io(error) }
+    }
+
+    /// `connect`, retried for up to the busy timeout while it answers `unavailable`.
+    ///
+    /// Why: the first read runs before the connection's busy timeout is set, and a process
+    /// opening a vault that another is committing to or checkpointing meets a lock there
+    /// (SQLITE_BUSY on `SELECT count(*) FROM sqlite_master`): the processes of a simultaneous
+    /// launch then answered "unavailable" instead of waiting a few milliseconds, as every later
+    /// statement does. Bounded like the busy timeout; anything but `unavailable` is not retried.
+    private func connectWaitingOutLocks(keys: VaultKeys) throws(VaultError) -> Connection {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(busyTimeoutMilliseconds) * 1_000_000
+        var pause: UInt32 = 1_000
+        while true {
+            do {
+                return try connect(keys: keys, create: false)
+            } catch {
+                guard case .unavailable = error, DispatchTime.now().uptimeNanoseconds < deadline else { throw error }
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
+        }
     }
 
     /// Opens, keys and checks a connection: the cipher guard, then the first read of page 1.

@@ -132,6 +132,37 @@ final class DamageFixture: @unchecked Sendable {
         return connection
     }
 
+    /// Every file of the fixture and its bytes, lock files aside (they hold no data): compared
+    /// before and after to show that nothing was deleted, truncated or overwritten.
+    func contents() -> [String: Data] {
+        var result: [String: Data] = [:]
+        for file in directory.allFiles() where file != files.structureLock && file != files.refreshLock {
+            result[(file as NSString).lastPathComponent] = FileManager.default.contents(atPath: file)
+        }
+        return result
+    }
+
+    /// Expects that opening (and an explicit `Vault.recover`) refuse with `.misconfigured` and
+    /// leave every file exactly as it was.
+    func expectRefusedUntouched(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let before = contents()
+        let examination = await examine()
+        guard case .misconfigured? = examination.openError else {
+            Issue.record("expected misconfigured, got \(examination.openError.map { "\($0)" } ?? "an open vault")", sourceLocation: sourceLocation)
+            return
+        }
+        do {
+            try Vault.recover(at: path, keys: keys, reason: CorruptionReason(.headerDamaged, "explicit recover in a test"))
+            Issue.record("an explicit recover wiped files it cannot prove are the vault's", sourceLocation: sourceLocation)
+        } catch {
+            guard case .misconfigured = error else {
+                Issue.record("recover: expected misconfigured, got \(error)", sourceLocation: sourceLocation)
+                return
+            }
+        }
+        #expect(contents() == before, "a file was changed, created or deleted", sourceLocation: sourceLocation)
+    }
+
     // MARK: Damage
 
     /// XORs one byte of `file` (default: the database) with 0x5A.

@@ -5,18 +5,25 @@ import Testing
 /// How every case of the suite ends: `Vault.recover` wipes, nothing secret is left on disk, the
 /// tombstone says why, and a fresh vault opens empty and works.
 enum RecoveryCheck {
-    static func expectCleanRecovery(_ fixture: DamageFixture, from reason: CorruptionReason,
+    /// - Parameter keepsAnotherVaultsKey: for `wrongKey`: the key file holds another vault's
+    ///   key (it fails this vault's key check value), so the wipe must leave it byte for byte,
+    ///   and the fresh vault is created with it.
+    static func expectCleanRecovery(_ fixture: DamageFixture, from reason: CorruptionReason, keepsAnotherVaultsKey: Bool = false,
                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let otherKey = keepsAnotherVaultsKey ? FileManager.default.contents(atPath: fixture.keyPath) : nil
         try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
-
-        // Nothing of the old vault is left: only the tombstone, and no secret bytes anywhere. The
-        // lock files stay (deleting one while another process holds it would break the lock;
-        // see FileLock) and must be empty.
-        let lockFiles: Set<String> = [fixture.files.structureLock, fixture.files.refreshLock]
-        for lock in fixture.directory.allFiles() where lockFiles.contains(lock) {
-            #expect(FileManager.default.contents(atPath: lock)?.isEmpty == true, "lock files hold no data", sourceLocation: sourceLocation)
+        if keepsAnotherVaultsKey {
+            #expect(otherKey != nil && FileManager.default.contents(atPath: fixture.keyPath) == otherKey,
+                    "another vault's key file was changed by the wipe", sourceLocation: sourceLocation)
         }
-        let remaining = fixture.directory.allFiles().filter { !lockFiles.contains($0) }
+
+        // Nothing of the old vault is left: only the tombstone (and the lock files, which hold
+        // no data and are never deleted: see `FileLock`), and no secret bytes anywhere.
+        let locks = [fixture.files.structureLock, fixture.files.refreshLock]
+        for lock in locks where FileManager.default.fileExists(atPath: lock) {
+            #expect(FileIO.size(lock) == 0, "a lock file holds data", sourceLocation: sourceLocation)
+        }
+        let remaining = fixture.directory.allFiles().filter { !locks.contains($0) && !(keepsAnotherVaultsKey && $0 == fixture.keyPath) }
         #expect(remaining == [fixture.files.tombstone], "files left after the wipe: \(remaining.map { ($0 as NSString).lastPathComponent })",
                 sourceLocation: sourceLocation)
         for file in remaining {

@@ -20,7 +20,7 @@ enum Scenarios {
         case .invariantViolation: return try await refreshExpiryBeforeIssue()
         case .rollback: return try await olderCopyRestored()
         case .damagedWAL: return try await damagedWriteAheadLog(offsetFromEnd: 200)
-        case .headerDamaged: return try await headerDeleted()
+        case .headerDamaged: return try await headerBothSlotsDamaged()
         }
     }
 
@@ -53,7 +53,16 @@ enum Scenarios {
         return fixture
     }
 
-    /// Both slots of the header overwritten with zeros.
+    /// A byte of each slot's checksummed fields changed: both slots fail their checksums, while
+    /// both still start with our magic (the proof that the file is a damaged header of ours).
+    static func headerBothSlotsDamaged() async throws -> DamageFixture {
+        let fixture = try await DamageFixture.make()
+        try fixture.flipByte(at: 40, in: fixture.files.header)
+        try fixture.flipByte(at: VaultHeader.slotSize + 40, in: fixture.files.header)
+        return fixture
+    }
+
+    /// Both slots of the header overwritten with zeros (no magic left: not provably ours).
     static func headerZeroed() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
         try Data(count: VaultHeader.fileSize).write(to: URL(fileURLWithPath: fixture.files.header))

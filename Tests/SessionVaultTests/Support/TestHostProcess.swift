@@ -68,6 +68,12 @@ final class TestHostProcess: @unchecked Sendable {
     /// Whether the child was killed by a signal (a trap is SIGILL) rather than exiting.
     var crashed: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 
+
+    /// Kills the child with SIGKILL: no cleanup of its own runs (a crash, iOS ending an app).
+    func sigkill() {
+        kill(process.processIdentifier, SIGKILL)
+    }
+
     /// Waits for the child to exit and returns its status.
     func finish() async -> Int32 {
         while process.isRunning { try? await Task.sleep(nanoseconds: 20_000_000) }
