@@ -73,7 +73,7 @@ enum VaultOwnership {
 
     /// Takes the vault's structure lock (`VaultFiles.structureLock`), waiting at most `budget`
     /// seconds for another process creating, opening or wiping the vault.
-    static func structureLock(_ files: VaultFiles, budget: TimeInterval = 10) throws(VaultError) -> FileLock {
+    static func structureLock(_ files: VaultFiles, shared: Bool = false, budget: TimeInterval = 15) throws(VaultError) -> FileLock {
         let lock: FileLock
         do {
             lock = try FileLock(path: files.structureLock)
@@ -84,7 +84,7 @@ enum VaultOwnership {
             throw .unavailable(retryAfter: 1, detail: "the vault's lock file cannot be opened now: \(error)")
         }
         let held: Bool
-        do { held = try lock.lock(within: budget) } catch {
+        do { held = try lock.lock(within: budget, shared: shared) } catch {
             throw .unavailable(retryAfter: 1, detail: "the vault's lock cannot be taken now: \(error)")
         }
         guard held else {

@@ -2,7 +2,7 @@ import Foundation
 
 extension Vault {
     /// How long a write waits for another process's rekey, wipe or open to finish with the file.
-    static let structureWaitSeconds: TimeInterval = 5
+    static let structureWaitSeconds: TimeInterval = 15
 
     /// The structure lock (see `VaultFiles.structureLock`) held shared for one write method:
     /// while it is held no other process can replace or delete the database (a rekey or wipe holds

@@ -26,18 +26,39 @@ struct VaultOpener {
     }
 
     func open() throws(VaultError) -> Opened {
-        // One process at a time creates, opens or wipes the vault, so none ever reads another's
-        // half-made files (an app and its extension starting together on an empty directory).
+        // An ordinary open shares the structure lock with other opens and with writes, so
+        // several processes opening at once do not queue behind each other. Creating the vault
+        // or finishing a rekey takes it exclusively: one process at a time, and none ever reads
+        // another's half-made files (an app and its extension starting on an empty directory).
+        do {
+            let shared = try VaultOwnership.structureLock(files, shared: true)
+            defer { shared.unlock() }
+            if !needsExclusiveOpen(), let opened = try openHoldingStructureLock(exclusive: false) { return opened }
+        }
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
-        return try openHoldingStructureLock()
+        guard let opened = try openHoldingStructureLock(exclusive: true) else { throw .closed }
+        return opened
     }
 
-    private func openHoldingStructureLock() throws(VaultError) -> Opened {
+    /// Whether this open may write the vault's files: create the database, or roll a rekey
+    /// forward. Decided again under the exclusive lock by the open itself.
+    private func needsExclusiveOpen() -> Bool {
+        // Absent, or not to be examined now: the exclusive path decides.
+        guard (try? FileIO.status(files.database)) != nil else { return true }
+        if (try? HeaderFile.read(at: files.header))??.rekeyPending == true { return true }
+        return false
+    }
+
+    /// - Parameter exclusive: whether the structure lock is held exclusively; when it is not and
+    ///   the open turns out to need to create the vault or finish a rekey (the files changed since
+    ///   `needsExclusiveOpen` looked), nil: take it exclusively and call again.
+    private func openHoldingStructureLock(exclusive: Bool) throws(VaultError) -> Opened? {
         var header = try HeaderFile.read(at: files.header)
         // Before anything is written (a rekey finished, a leftover removed, a vault created):
         // the files at these paths must be ours.
         let databaseStatus = try VaultOwnership.databaseStatus(files)
+        if !exclusive && (databaseStatus == nil || header?.rekeyPending == true) { return nil }
         if let pending = header, pending.rekeyPending { header = try finishRekey(pending) }
         // A rekey that crashed before its header switch leaves a copy nobody will use.
         if header?.rekeyPending != true { try? FileIO.removeIfPresent(files.rekeyTemporary) }
