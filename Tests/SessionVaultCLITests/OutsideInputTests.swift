@@ -59,15 +59,14 @@ struct OutsideInputTests {
         let path = which == "header" ? vault.header : which == "tombstone" ? vault.tombstone : vault.keyPath
         Self.makeFIFO(path)
         for command in [["resume"], ["inspect"], ["verify"], ["events"], ["import"]] {
-            let started = Date()
             let now = command == ["verify"] || command == ["events"] ? [] : ["--now", Fixtures.signIn]
-            let result = try await vault.run(command, now, stdin: Fixtures.goTrueJSON(), timeout: 20)
-            // The helper stops a child still running after its timeout: that shows as a crash.
+            let result = try await vault.run(command, now, stdin: Fixtures.goTrueJSON(), timeout: 60)
+            // The helper stops a child still running after its timeout (a generous bound for a
+            // loaded machine; a blocked open never returns at all): that shows as a crash.
             #expect(!result.crashed, "\(command) with a FIFO \(which) did not return")
             #expect(result.status == 1 || result.status == 2, "\(command) with a FIFO \(which): status \(result.status)")
             #expect(result.isOneLineError, "\(command) with a FIFO \(which): \(result.stderr)")
             #expect(result.stderr.contains("not a regular file"), "\(command) with a FIFO \(which): \(result.stderr)")
-            #expect(Date().timeIntervalSince(started) < 15, "\(command) with a FIFO \(which) took too long")
         }
         #expect(vault.exists(vault.path), "a FIFO never leads to a wipe")
     }
