@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Creates (or reuses) the virtual environment the real-authorization-server tests run
+# django-oauth-toolkit from: <package root>/.build-oauth-venv. Idempotent: a stamp holding the
+# requirements' checksum makes a second run a no-op, and a change of pins reinstalls.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+venv="$root/.build-oauth-venv"
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    exit 0
+fi
+echo "oauth test server: creating $venv"
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --disable-pip-version-check --quiet -r "$here/requirements.txt"
+echo "$want" > "$stamp"
+echo "oauth test server: ready ($(cd "$here" && "$venv/bin/python" -c 'import django, oauth2_provider; print("django", django.get_version(), "django-oauth-toolkit", oauth2_provider.__version__)'))"
