@@ -9,7 +9,10 @@ venv="$root/.build-oauth-venv"
 stamp="$venv/.requirements.sha256"
 want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
 
-if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+# Fast path: installed for these pins, and its interpreter still runs (a removed base Python
+# leaves a venv behind that cannot start).
+if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
+    && "$venv/bin/python" -c 'import django, oauth2_provider' 2>/dev/null; then
     exit 0
 fi
 echo "oauth test server: creating $venv"

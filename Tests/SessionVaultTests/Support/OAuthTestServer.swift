@@ -50,6 +50,8 @@ final class OAuthTestServer: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["OAUTH_HARNESS_ACCESS_SECONDS"] = String(accessTokenSeconds)
         environment["PYTHONUNBUFFERED"] = "1"
+        // No __pycache__ in the source tree.
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
         process.environment = environment
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
