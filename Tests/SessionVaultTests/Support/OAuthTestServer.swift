@@ -23,7 +23,7 @@ final class OAuthTestServer: @unchecked Sendable {
     var username: String { Self.username }
     var password: String { Self.password }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    let baseURL: URL
     var tokenEndpoint: URL { baseURL.appendingPathComponent("o/token/") }
     var revocationEndpoint: URL { baseURL.appendingPathComponent("o/revoke_token/") }
 
@@ -31,10 +31,11 @@ final class OAuthTestServer: @unchecked Sendable {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private init(process: Process, input: Pipe, port: Int) {
+    private init(process: Process, input: Pipe, port: Int, baseURL: URL) {
         self.process = process
         self.input = input
         self.port = port
+        self.baseURL = baseURL
     }
 
     /// Starts a fresh server (fresh database) and returns once it listens.
@@ -72,7 +73,11 @@ final class OAuthTestServer: @unchecked Sendable {
         process.terminationHandler = { process in ready.exited(process.terminationStatus) }
         try process.run()
         let port = try await ready.port(timeout: 90)
-        return OAuthTestServer(process: process, input: input, port: port)
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+            process.terminate()
+            throw OAuthTestServerError.notReady(seconds: 0)
+        }
+        return OAuthTestServer(process: process, input: input, port: port, baseURL: baseURL)
     }
 
     /// Stops the server and waits for it to exit.
