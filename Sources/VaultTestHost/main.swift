@@ -9,6 +9,8 @@
 //                                                           OAuth2Refresher, its clock moved by
 //                                                           clockOffset s, no minimum access TTL
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
+//   VaultTestHost store <db> <keyfile> <refreshToken>       creates the vault if absent, stores a sign-in
+//   VaultTestHost open <db> <keyfile>                       Vault.open(create: false), prints "opened" or the error
 //   VaultTestHost signout <db> <keyfile>
 //   VaultTestHost rotate-loop <db> <keyfile> <count>        rotates count times ("rotated i vN" each), waiting
 //                                                           out typed refusals (another process's rekey)
@@ -106,6 +108,20 @@ do {
         let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])"}"#
         let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
         line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
+    case "store":
+        guard arguments.count == 5 else { fail("store needs a refresh token") }
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: true)
+        let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
+        let session = try await vault.store(TokenResponse(json: Data(json.utf8)))
+        line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
+    case "open":
+        do {
+            let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+            await vault.close()
+            line("opened")
+        } catch {
+            line("error: \(error)")
+        }
     case "signout":
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         try await vault.signOut()

@@ -120,7 +120,8 @@ struct DemoTour {
             guard isDirectory.boolValue else { throw CLIFailure("--dir \(directory) exists and is not a directory") }
         } else {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
             } catch {
                 throw CLIFailure("--dir \(directory) cannot be created: \(error.localizedDescription)")
             }

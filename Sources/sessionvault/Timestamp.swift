@@ -10,7 +10,10 @@ struct Timestamp: ExpressibleByArgument, Sendable {
 
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces)
-        if let seconds = Double(text), seconds.isFinite, text.first.map({ $0.isNumber || $0 == "-" }) == true {
+        if let seconds = Double(text), text.first.map({ $0.isNumber || $0 == "-" }) == true {
+            // Years 1 to 9999 only: the vault stores milliseconds in an Int64, and an instant
+            // like 1e17 s is no time a device could be at.
+            guard Self.unixSecondsRange.contains(seconds) else { return nil }
             date = Date(timeIntervalSince1970: seconds)
             return
         }
@@ -24,6 +27,9 @@ struct Timestamp: ExpressibleByArgument, Sendable {
         }
         return nil
     }
+
+    /// 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59Z in Unix seconds (NaN is outside).
+    static let unixSecondsRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
 
     static var defaultCompletionKind: CompletionKind { .default }
 }

@@ -41,7 +41,11 @@ struct VaultLocation {
             throw CLIFailure("--vault \(path) cannot be examined: \(String(cString: strerror(code)))")
         }
         headerExists = access(files.header, F_OK) == 0
-        tombstone = Vault.tombstone(at: path)
+        do {
+            tombstone = try Vault.readTombstone(at: path)
+        } catch {
+            throw CLIFailure("\(files.tombstone) cannot be read: \(error)")
+        }
     }
 
     /// For commands that read an existing vault: refuses a missing file, and a file with no

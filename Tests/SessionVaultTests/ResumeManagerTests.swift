@@ -256,11 +256,13 @@ struct ResumeManagerTests {
         #expect(try await fixture.open().currentSession() != nil, "the vault and its session are untouched")
     }
 
+    // These run with the standard 30-minute idle timeout: an hour without activity is an
+    // absence, and an absence is when the biometric prompt comes (see BiometricPromptPolicy).
     @Test func biometricUnlockComesBeforeTheRefresh() async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
         let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
         server.enqueue(.json(Self.refreshed("after-unlock")))
-        guard case .home = await manager(biometrics: gate).resume() else { Issue.record("expected home"); return }
+        guard case .home = await manager(biometrics: gate, policy: .standard).resume() else { Issue.record("expected home"); return }
         #expect(gate.promptCount == 1)
         #expect(server.requestCount == 1)
     }
@@ -269,7 +271,7 @@ struct ResumeManagerTests {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
         let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
         server.enqueue(.json(Self.refreshed("one-prompt"), delay: 0.2))
-        let manager = manager(biometrics: gate)
+        let manager = manager(biometrics: gate, policy: .standard)
         let outcomes = await withTaskGroup(of: ResumeOutcome.self) { group in
             for _ in 0..<10 { group.addTask { await manager.resume() } }
             var all: [ResumeOutcome] = []
@@ -285,7 +287,7 @@ struct ResumeManagerTests {
     func aFailedUnlockFailsClosedAndKeepsTokens(result: BiometricResult) async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
         let gate = TestBiometricGate(result: result, domainState: [1, 2, 3])
-        #expect(await manager(biometrics: gate).resume() == .locked)
+        #expect(await manager(biometrics: gate, policy: .standard).resume() == .locked)
         #expect(server.requestCount == 0, "no refresh without unlock")
         #expect(try await fixture.open().refreshToken() != nil)
     }
@@ -293,7 +295,7 @@ struct ResumeManagerTests {
     @Test func aChangedBiometricEnrolmentSendsTheUserToLoginAndClearsTheFlag() async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
         let gate = TestBiometricGate(result: .success, domainState: [9, 9, 9])
-        #expect(await manager(biometrics: gate).resume() == .login(reason: .biometryChanged, showExpiredMessage: false))
+        #expect(await manager(biometrics: gate, policy: .standard).resume() == .login(reason: .biometryChanged, showExpiredMessage: false))
         #expect(gate.promptCount == 0)
         let vault = try fixture.open()
         let next = try await vault.store(Fixtures.goTrue(refresh: "again"))

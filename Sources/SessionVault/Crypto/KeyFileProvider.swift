@@ -61,13 +61,17 @@ public struct KeyFileProvider: KeyProvider {
     }
 
     private func readKey() throws(KeyProviderError) -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw .missing("no key file at \(path)") }
-            if code == ELOOP { throw .insecure("\(path) is a symbolic link") }
+        let fd: Int32
+        do {
+            // Non-blocking and type-checked on the descriptor: a FIFO swapped in after the lstat
+            // in rootKey must not hang the open.
+            fd = try FileIO.openRegularFile(path, O_RDONLY)
+        } catch {
+            if error.isNotRegularFile { throw .misconfigured("\(path) is not a regular file") }
+            if error.errno == ENOENT { throw .missing("no key file at \(path)") }
+            if error.errno == ELOOP { throw .insecure("\(path) is a symbolic link") }
             // EACCES, EMFILE, ENFILE, EINTR, EIO, ...: the key may be fine; it cannot be read now.
-            throw .unavailable("key file \(path) cannot be opened now (errno \(code))", retryAfter: 1)
+            throw .unavailable("key file \(path) cannot be opened now (errno \(error.errno))", retryAfter: 1)
         }
         defer { close(fd) }
         do {
@@ -131,8 +135,8 @@ public struct KeyFileProvider: KeyProvider {
 extension KeyFileProvider {
     /// Overwrites the key file with zeros, syncs it, and deletes it.
     public func destroyKey() throws(KeyProviderError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
-        if fd >= 0 {
+        // Only a regular file is overwritten, and nothing blocks on a FIFO at the path.
+        if let fd = try? FileIO.openRegularFile(path, O_WRONLY) {
             let zeros = [UInt8](repeating: 0, count: Self.fileSize)
             _ = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
             fsync(fd)

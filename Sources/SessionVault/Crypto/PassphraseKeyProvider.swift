@@ -22,6 +22,14 @@ public struct PassphraseKeyProvider: KeyProvider {
         self.memLimit = memLimit
     }
 
+    /// The Argon2id pass counts accepted, from a header or for a new vault: libsodium's minimum
+    /// up to 10 (its "sensitive" preset is 4).
+    public static let opsLimitRange: ClosedRange<UInt64> = UInt64(crypto_pwhash_opslimit_min())...10
+
+    /// The Argon2id memory limits accepted, in bytes: libsodium's minimum up to its "sensitive"
+    /// preset (1 GiB).
+    public static let memLimitRange: ClosedRange<UInt64> = UInt64(crypto_pwhash_memlimit_min())...UInt64(crypto_pwhash_memlimit_sensitive())
+
     public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
         let derivation: KeyDerivation
         switch recorded {
@@ -36,12 +44,18 @@ public struct PassphraseKeyProvider: KeyProvider {
         guard case .argon2id(let salt, let ops, let mem) = derivation, salt.count == Int(crypto_pwhash_SALTBYTES) else {
             throw .invalid("recorded Argon2id parameters are malformed")
         }
+        // The limits come from the header, which is checksummed but not authenticated: anyone
+        // who can write it could ask for 2^63 bytes (a trap converting to Int) or 2^32 passes
+        // (hours of work). Refused, not wiped: the key itself was never tried.
+        guard Self.opsLimitRange.contains(ops), Self.memLimitRange.contains(mem) else {
+            throw .misconfigured("Argon2id limits ops \(ops), mem \(mem) bytes are outside \(Self.opsLimitRange.lowerBound)...\(Self.opsLimitRange.upperBound) passes and \(Self.memLimitRange.lowerBound)...\(Self.memLimitRange.upperBound) bytes")
+        }
         do {
             let key = try SecretBytes(count: RootKey.byteCount, filling: { output, outputCount in
                 let rc = passphrase.withBytePointer { phrase, phraseCount in
                     phrase.withMemoryRebound(to: CChar.self, capacity: max(phraseCount, 1)) { characters in
                         crypto_pwhash(output, UInt64(outputCount), characters, UInt64(phraseCount),
-                                      salt, ops, Int(mem), crypto_pwhash_ALG_ARGON2ID13)
+                                      salt, ops, Int(clamping: mem), crypto_pwhash_ALG_ARGON2ID13)
                     }
                 }
                 if rc != 0 { throw CryptoError.keyDerivationFailed }

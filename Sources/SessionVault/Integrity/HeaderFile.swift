@@ -45,7 +45,7 @@ final class HeaderFile {
         self.path = path
         self.current = header
         self.openedKeyCheckValue = header.keyCheckValue
-        self.descriptor = try FileIO.valueOrErrno(open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW), "open", path)
+        self.descriptor = try FileIO.openRegularFile(path, O_RDWR)
     }
 
     deinit { close(descriptor) }

@@ -16,8 +16,17 @@ public struct Tombstone: Sendable, Equatable, Codable {
         self.version = version
     }
 
-    static func read(at path: String) -> Tombstone? {
-        guard let bytes = try? FileIO.read(path) else { return nil }
+    /// The tombstone at `path`: nil when there is none or it does not decode (it only explains
+    /// a past wipe). A path that cannot be read, or is not a regular file (a FIFO would block a
+    /// plain read forever), is an error rather than "no tombstone".
+    static func read(at path: String) throws(FileIOError) -> Tombstone? {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.read(path)
+        } catch {
+            if error.isNotFound { return nil }
+            throw error
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try? decoder.decode(Tombstone.self, from: Data(bytes))

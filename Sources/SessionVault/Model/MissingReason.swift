@@ -17,6 +17,9 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     case scopeRejected
     /// The biometric enrolment changed since the user enabled biometric unlock.
     case biometryChanged
+    /// A refresh was answered with tokens of another subject: nothing of them was stored, and
+    /// the session cannot go on with a token the server now ties to someone else.
+    case refreshedForAnotherSubject
     /// The vault was wiped because it could not be trusted; the tombstone says why.
     case wipedAfterCorruption(CorruptionKind)
 
@@ -33,6 +36,7 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
         case .authRequired: return "authRequired"
         case .scopeRejected: return "scopeRejected"
         case .biometryChanged: return "biometryChanged"
+        case .refreshedForAnotherSubject: return "refreshedForAnotherSubject"
         case .wipedAfterCorruption(let kind): return "wipedAfterCorruption:\(kind.rawValue)"
         }
     }
@@ -40,7 +44,8 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     /// Parses `code`; unknown text reads as `signedOut` (the safe "no session" answer).
     public init(code: String) {
         let all: [MissingReason] = [.neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
-                                    .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged]
+                                    .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged,
+                                    .refreshedForAnotherSubject]
         if let match = all.first(where: { $0.code == code }) {
             self = match
         } else if code.hasPrefix("wipedAfterCorruption:"), let kind = CorruptionKind(rawValue: String(code.dropFirst(21))) {

@@ -23,6 +23,9 @@ public struct ResumePolicy: Sendable, Equatable, Codable {
     /// `touch()` writes the last-active time at most this often; in between it is kept in memory.
     /// Default 15 seconds, well under any idle timeout.
     public var touchCoalescingInterval: TimeInterval = 15
+    /// When biometric unlock (if enabled) prompts: after an absence only (default), or before
+    /// every refresh too.
+    public var biometricPrompt: BiometricPromptPolicy = .afterIdle
     /// Audit log rows kept; older rows are deleted. Default 1000.
     public var auditLogCapacity = 1000
 

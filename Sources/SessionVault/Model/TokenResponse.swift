@@ -68,10 +68,9 @@ public struct TokenResponse: Sendable {
             roles: roles,
             metadataJSON: metadataJSON) }
 
-        let expiresIn = try Self.integer(object["expires_in"], "expires_in")
-        var expiresAt = try Self.integer(object["expires_at"], "expires_at")
-        if expiresIn == nil && expiresAt == nil, let exp = try? Self.integer(accessClaims["exp"], "exp") { expiresAt = exp }
-        if let expiresIn, expiresIn < 0 { throw .invalidField("expires_in") }
+        let expiresIn = try Self.integer(object["expires_in"], "expires_in", in: Self.lifetimeRange)
+        var expiresAt = try Self.integer(object["expires_at"], "expires_at", in: Self.unixTimeRange)
+        if expiresIn == nil && expiresAt == nil, let exp = try? Self.integer(accessClaims["exp"], "exp", in: Self.unixTimeRange) { expiresAt = exp }
 
         let refresh: Token?
         if let value = object["refresh_token"] {
@@ -86,19 +85,47 @@ public struct TokenResponse: Sendable {
                   expiresIn: expiresIn,
                   expiresAt: expiresAt,
                   refreshToken: refresh,
-                  refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in"),
+                  refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in", in: Self.lifetimeRange),
                   scope: object["scope"] as? String,
                   identity: identity)
     }
 
-    private static func integer(_ value: Any?, _ name: String) throws(TokenResponseError) -> Int64? {
+    /// The lifetimes (`expires_in`, `refresh_expires_in`, in seconds) accepted: zero (already
+    /// expired) up to 100 years. A negative lifetime would store a refresh expiry before the
+    /// sign-in, which the next open must read as damage; a larger one is no real lifetime.
+    public static let lifetimeRange: ClosedRange<Int64> = 0...3_155_760_000
+
+    /// The Unix times (`expires_at`, a JWT `exp`, in seconds) accepted: 1970 up to the end of
+    /// the year 9999.
+    public static let unixTimeRange: ClosedRange<Int64> = 0...253_402_300_799
+
+    /// Refuses numbers outside `lifetimeRange` and `unixTimeRange`. `Vault.store` and
+    /// `Vault.rotate` call it, so a response built by hand gets the same answer as a parsed one,
+    /// and whatever they accept, the next open accepts.
+    public func checkRanges() throws(TokenResponseError) {
+        if let expiresIn, !Self.lifetimeRange.contains(expiresIn) { throw .invalidField("expires_in") }
+        if let expiresAt, !Self.unixTimeRange.contains(expiresAt) { throw .invalidField("expires_at") }
+        if let refreshExpiresIn, !Self.lifetimeRange.contains(refreshExpiresIn) { throw .invalidField("refresh_expires_in") }
+    }
+
+    /// A whole number within `range`, given as a JSON number or a decimal string; anything else
+    /// (fractions, exponents beyond the range, NaN, text) is `.invalidField(name)`, never a trap.
+    private static func integer(_ value: Any?, _ name: String, in range: ClosedRange<Int64>) throws(TokenResponseError) -> Int64? {
         guard let value, !(value is NSNull) else { return nil }
-        if let number = value as? NSNumber {
-            let double = number.doubleValue
-            guard double.isFinite, double >= -Double(Int64.max) / 2, double <= Double(Int64.max) / 2 else { throw .invalidField(name) }
-            return Int64(double)
+        let number: Int64?
+        if let text = value as? String {
+            number = Int64(text)
+        } else if let numeric = value as? NSNumber, String(cString: numeric.objCType) != "c" {
+            // ("c" is how JSON's true and false arrive: a flag is not a number of seconds.)
+            // Through Double: JSONSerialization hands big or exponent forms over as doubles.
+            // The range bounds are far inside Double's exact integers, so no rounding is lost.
+            let double = numeric.doubleValue
+            number = double.isFinite && double == double.rounded() && double >= Double(range.lowerBound) && double <= Double(range.upperBound)
+                ? Int64(exactly: double) : nil
+        } else {
+            number = nil
         }
-        if let text = value as? String, let number = Int64(text) { return number }
-        throw .invalidField(name)
+        guard let number, range.contains(number) else { throw .invalidField(name) }
+        return number
     }
 }

@@ -7,8 +7,8 @@ import FoundationNetworking
 /// JSON `{"refresh_token": …}` and the project's `apikey` header.
 public struct GoTrueRefresher: SessionRefresher {
     public let baseURL: URL
-    private let apiKey: String
-    private let transport: HTTPRefreshTransport
+    let apiKey: String
+    let transport: HTTPRefreshTransport
 
     /// - Parameters:
     ///   - baseURL: the auth URL, e.g. `https://<project>.supabase.co/auth/v1`.

@@ -15,8 +15,12 @@ struct HTTPRefreshTransport: Sendable {
         request.httpBody = body
         let data: Data
         let response: URLResponse
+        let session = self.session, sent = request
         do {
-            (data, response) = try await session.data(for: request)
+            // The deadline is enforced here: URLSession on Linux does not keep `timeout`.
+            (data, response) = try await Deadline.run(seconds: timeout) { try await session.data(for: sent) }
+        } catch is Deadline.Passed {
+            throw .network("no answer within \(timeout) s")
         } catch {
             // URLError descriptions name the URL and the failure, not the body.
             throw .network((error as? URLError).map { "URLError \($0.code.rawValue)" } ?? "request failed")

@@ -9,12 +9,21 @@ public struct OAuth2Refresher: SessionRefresher {
     public let tokenEndpoint: URL
     public let clientID: String
     public let scope: String?
-    private let transport: HTTPRefreshTransport
+    /// RFC 7009 token revocation, used by `signOut(scope:)`; nil: the server is not told.
+    public let revocationEndpoint: URL?
+    /// OIDC `end_session_endpoint`, for the RP-initiated logout URL `signOut(scope:)` hands back.
+    public let endSessionEndpoint: URL?
+    public let postLogoutRedirectURI: URL?
+    let transport: HTTPRefreshTransport
 
-    public init(tokenEndpoint: URL, clientID: String, scope: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
+    public init(tokenEndpoint: URL, clientID: String, scope: String? = nil, revocationEndpoint: URL? = nil,
+                endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.scope = scope
+        self.revocationEndpoint = revocationEndpoint
+        self.endSessionEndpoint = endSessionEndpoint
+        self.postLogoutRedirectURI = postLogoutRedirectURI
         self.transport = HTTPRefreshTransport(session: session, timeout: timeout)
     }
 

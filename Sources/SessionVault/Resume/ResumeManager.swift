@@ -14,17 +14,20 @@ public actor ResumeManager {
     /// Nil until known for a manager made with an open vault: read from it at recovery time.
     private var keys: (any KeyProvider)?
     private var openedVault: Vault?
-    private let refresher: any SessionRefresher
+    let refresher: any SessionRefresher
     private let biometrics: (any BiometricGate)?
-    private let policy: ResumePolicy
+    let policy: ResumePolicy
     private let clock: @Sendable () -> Date
-    private let logger: Logger
+    let logger: Logger
     /// This manager's handle on the refresh lock file (see `FileLock`), opened on first refresh.
     private var openedRefreshLock: FileLock?
     /// How long a resume waits for another process's refresh before it answers `.offline`
     /// (never sending the token itself while the other holds the refresh lock).
     public let refreshWaitLimit: TimeInterval
     private var inFlight: Task<ResumeOutcome, Never>?
+    /// The foreground auto-refresh loop (see `startAutoRefresh`), and which start it belongs to.
+    var autoRefresh: Task<Void, Never>?
+    var autoRefreshGeneration: UInt64 = 0
     private var backoff: RetryBackoff
 
     /// A manager that opens the vault at `path` itself on the first `resume()` (and reopens it
@@ -64,6 +67,15 @@ public actor ResumeManager {
 
     /// The open vault, opening it if needed; nil when it cannot be opened now.
     func currentVault() -> Vault? { try? openVault() }
+
+    /// For the extensions in other files: the vault, opened if needed.
+    func openVaultForCall() throws(VaultError) -> Vault { try openVault() }
+
+    /// For the extensions in other files: the vault if it is open.
+    func openedVaultForCall() -> Vault? { openedVault }
+
+    /// For the extensions in other files: an error as an outcome (recovering when corrupted).
+    func outcomeForError(_ error: any Error) async -> ResumeOutcome { await outcome(for: error) }
 
     /// Decides the path and carries it out.
     public func resume() async -> ResumeOutcome {
@@ -147,6 +159,9 @@ public actor ResumeManager {
             // Idle without biometrics: the app's own password screen, then resumeAfterUnlock().
             return reason == .idle ? .locked : nil
         }
+        // An active user whose access token merely expired refreshes silently unless the policy
+        // asks for a prompt before every refresh: otherwise every hour of use would prompt.
+        if reason != .idle && policy.biometricPrompt == .afterIdle { return nil }
         let recorded = await vault.biometricDomainState()
         if let recorded, let current = await biometrics.currentDomainState(), current != recorded {
             // Someone enrolled a new finger or face: the stored unlock no longer proves the owner.
@@ -223,11 +238,30 @@ public actor ResumeManager {
             return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
-        let stored = try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
-                                            serverClockOffset: offset)
+        let rotation = await Self.rotating(vault, refreshed, session: session, serverClockOffset: offset)
+        guard case .success(let stored) = rotation else {
+            if case .failure(.subjectMismatch) = rotation {
+                // Terminal: retrying would spend another refresh token on every attempt.
+                logger.error("refresh answered for another subject; session ended", metadata: ["session.id": "\(session.id)"])
+                return await endSession(vault, reason: .refreshedForAnotherSubject, sessionID: session.id, version: session.tokenVersion)
+            }
+            if case .failure(let error) = rotation { throw error }
+            return await outcomeWithoutRefresh(vault)
+        }
         backoff.reset()
         logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
         return .home(stored)
+    }
+
+    /// The rotate of a refresh result, as a value (a typed `catch` here trips the compiler).
+    private static func rotating(_ vault: Vault, _ refreshed: RefreshedTokens, session: Session,
+                                 serverClockOffset: TimeInterval?) async -> Result<Session, VaultError> {
+        do {
+            return .success(try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
+                                                   serverClockOffset: serverClockOffset))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// This manager's handle on the vault's refresh lock file, opened on first use.
@@ -334,7 +368,8 @@ public actor ResumeManager {
     static func showsExpiredMessage(_ reason: MissingReason) -> Bool {
         switch reason {
         case .sessionExpired, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected, .refreshInterrupted: return true
-        case .neverSignedIn, .signedOut, .authRequired, .scopeRejected, .biometryChanged, .wipedAfterCorruption: return false
+        case .neverSignedIn, .signedOut, .authRequired, .scopeRejected, .biometryChanged, .wipedAfterCorruption, .refreshedForAnotherSubject:
+            return false
         }
     }
 

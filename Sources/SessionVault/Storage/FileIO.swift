@@ -34,8 +34,12 @@ enum FileIO {
     }
 
     /// Reads a whole (small) file.
+    ///
+    /// Refuses anything but a regular file, without blocking on it: a FIFO opened without
+    /// O_NONBLOCK waits for a writer forever (and a device may never end), so the open is
+    /// non-blocking and the type is checked on the open descriptor, not on the path beforehand.
     static func read(_ path: String) throws(FileIOError) -> [UInt8] {
-        let fd = try valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), "open", path)
+        let fd = try openRegularFile(path, O_RDONLY)
         defer { close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -45,6 +49,24 @@ enum FileIO {
             result.append(contentsOf: chunk[0..<n])
         }
         return result
+    }
+
+    /// Opens `path` (with `flags` plus close-on-exec, no-follow and non-blocking) and checks on
+    /// the descriptor that it is a regular file; anything else is closed again and refused with
+    /// `FileIOError.notRegularFile`. Every reader of a vault file goes through here.
+    static func openRegularFile(_ path: String, _ flags: Int32) throws(FileIOError) -> Int32 {
+        let fd = try valueOrErrno(open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), "open", path)
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileIOError(operation: "fstat", path: path, errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileIOError.notRegularFile(path, mode: info.st_mode)
+        }
+        return fd
     }
 
     /// Writes `bytes` to `path` so that a crash leaves the old file or the new one, never a mix:
@@ -114,7 +136,7 @@ enum FileIO {
 
     /// Flushes a file's data to stable storage.
     static func syncFile(_ path: String) throws(FileIOError) {
-        let fd = try valueOrErrno(open(path, O_RDONLY | O_CLOEXEC), "open", path)
+        let fd = try openRegularFile(path, O_RDONLY)
         defer { close(fd) }
         try valueOrErrno(fsync(fd), "fsync", path)
     }

@@ -23,8 +23,20 @@ extension Vault {
         try VaultWiper.wipe(VaultFiles(database: path), keys: keys, tombstone: tombstone)
     }
 
-    /// The tombstone left by the last recovery wipe, if any.
+    /// The tombstone left by the last recovery wipe, if any; nil too when it cannot be read
+    /// (see `readTombstone(at:)` to tell the two apart).
     public static func tombstone(at path: String) -> Tombstone? {
-        Tombstone.read(at: VaultFiles(database: path).tombstone)
+        try? readTombstone(at: path)
+    }
+
+    /// The tombstone left by the last recovery wipe; nil when there is none.
+    /// - Throws: `.io` when the tombstone path cannot be read or is not a regular file (a FIFO
+    ///   there is refused at once, never waited on).
+    public static func readTombstone(at path: String) throws(VaultError) -> Tombstone? {
+        do {
+            return try Tombstone.read(at: VaultFiles(database: path).tombstone)
+        } catch {
+            throw .io(error)
+        }
     }
 }

@@ -15,6 +15,7 @@ extension Vault {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
+        do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         try refreshIfChangedElsewhere()
         if let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
            biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
@@ -47,7 +48,7 @@ extension Vault {
             try connection.run("""
                 UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
                     server_clock_offset = ? WHERE singleton = 1
-                """, [.text(id), .integer(biometric ? 1 : 0), .integer(Int64(((serverClockOffset ?? state.serverClockOffset) * 1000).rounded()))])
+                """, [.text(id), .integer(biometric ? 1 : 0), .integer(UnixMilliseconds.from(seconds: serverClockOffset ?? state.serverClockOffset))])
             try audit(connection, "stored", sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         try? FileIO.removeIfPresent(files.tombstone)
@@ -69,6 +70,7 @@ extension Vault {
     @discardableResult
     public func rotate(_ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
                        serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try refreshIfChangedElsewhere()
@@ -77,7 +79,7 @@ extension Vault {
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
         if let identity = response.identity, identity.subject != current.session.identity.subject {
-            throw .invalidArgument("the refresh response is for another subject")
+            throw .subjectMismatch
         }
         if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
         let id = current.session.id
@@ -118,7 +120,7 @@ extension Vault {
                                    [identity.email.sqlValue, identity.displayName.sqlValue, .text(id)])
             }
             if serverClockOffset != nil {
-                try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(Int64((offset * 1000).rounded()))])
+                try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(UnixMilliseconds.from(seconds: offset))])
             }
             try audit(connection, "rotated", sessionID: id, fingerprint: sealed.refreshFingerprint, reason: nil, at: now)
         }
@@ -362,18 +364,25 @@ struct TokenTimes {
     let refreshExpiresAt: Int64?
     let absoluteDeadline: Int64?
 
+    // Saturating arithmetic throughout: the inputs are a server's numbers (range-checked by
+    // `TokenResponse.checkRanges`, but a caller may build a response by hand), the app's clock
+    // and its policy; none of them may trap the process after a refresh token was spent.
     init(_ response: TokenResponse, receivedAt now: Date, policy: ResumePolicy, serverClockOffset: TimeInterval) {
         let receipt = now.unixMilliseconds
         if let expiresIn = response.expiresIn {
-            accessExpiresAt = receipt + expiresIn * 1000
+            accessExpiresAt = UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: expiresIn))
         } else if let expiresAt = response.expiresAt {
             // Only a server time is known: move it onto the local clock.
-            accessExpiresAt = expiresAt * 1000 - Int64((serverClockOffset * 1000).rounded())
+            accessExpiresAt = UnixMilliseconds.sum(UnixMilliseconds.from(seconds: expiresAt), -UnixMilliseconds.from(seconds: serverClockOffset))
         } else {
             accessExpiresAt = nil
         }
-        serverExpiresAt = response.expiresAt.map { $0 * 1000 }
-        refreshExpiresAt = receipt + Int64(((response.refreshExpiresIn.map(Double.init) ?? policy.refreshTokenLifetime) * 1000).rounded())
-        absoluteDeadline = policy.absoluteLifetime.map { receipt + Int64(($0 * 1000).rounded()) }
+        serverExpiresAt = response.expiresAt.map { UnixMilliseconds.from(seconds: $0) }
+        // Never before the receipt: the next open refuses a refresh expiry before the issue time
+        // as damage (SessionRow.checkInvariants), so what is written here must satisfy it.
+        let refreshLifetime = response.refreshExpiresIn.map { UnixMilliseconds.from(seconds: $0) }
+            ?? UnixMilliseconds.from(seconds: policy.refreshTokenLifetime)
+        refreshExpiresAt = UnixMilliseconds.sum(receipt, max(refreshLifetime, 0))
+        absoluteDeadline = policy.absoluteLifetime.map { UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: $0)) }
     }
 }

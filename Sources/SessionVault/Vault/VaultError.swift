@@ -28,6 +28,8 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case closed
     /// An argument is out of range.
     case invalidArgument(String)
+    /// A refresh answer names another subject than the session it refreshed: nothing was stored.
+    case subjectMismatch
 
     public var description: String {
         switch self {
@@ -44,6 +46,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .staleSession: return "the session changed meanwhile; result dropped"
         case .closed: return "the vault is closed"
         case .invalidArgument(let detail): return "invalid argument: \(detail)"
+        case .subjectMismatch: return "the refresh response is for another subject; nothing stored"
         }
     }
 }

@@ -33,6 +33,11 @@ struct VaultOpener {
 
         // Only a database that is really absent (ENOENT) means "create": any other failure to
         // look at it (EACCES, EIO, ESTALE) is "not now", never a reason to start over.
+        // A FIFO, device or symbolic link where the database belongs is misconfiguration: its
+        // size would read as a truncated file, and recovery would delete it.
+        if let info = try? FileIO.status(files.database), (info.st_mode & S_IFMT) != S_IFREG {
+            throw .io(FileIOError.notRegularFile(files.database, mode: info.st_mode))
+        }
         let databaseSize: Int64?
         do {
             databaseSize = try FileIO.status(files.database).map { Int64($0.st_size) }
@@ -145,10 +150,14 @@ struct VaultOpener {
         } catch {
             throw .io(error)
         }
+        // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives -wal and
+        // -shm the database file's mode, so this keeps every file of the vault private.
+        do { try FileIO.createEmptyFile(files.database) } catch { throw .io(error) }
         let connection = try connect(keys: keys, create: true)
         try migrate(connection, keys: keys)
         do {
-            if let tombstone = Tombstone.read(at: files.tombstone) {
+            // Only a note for the `missing` reason: an unreadable one must not stop the create.
+            if let tombstone = try? Tombstone.read(at: files.tombstone) {
                 try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
                                    [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
             }

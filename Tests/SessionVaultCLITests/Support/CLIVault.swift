@@ -12,8 +12,8 @@ struct CLIVault {
     var vaultArguments: [String] { ["--vault", path, "--key-file", keyPath] }
 
     /// Runs `sessionvault <command> --vault … --key-file … <extra>`.
-    func run(_ command: [String], _ extra: [String] = [], stdin: Data? = nil) async throws -> CLIResult {
-        try await CLI.run(command + vaultArguments + extra, stdin: stdin)
+    func run(_ command: [String], _ extra: [String] = [], stdin: Data? = nil, timeout: TimeInterval = 60) async throws -> CLIResult {
+        try await CLI.run(command + vaultArguments + extra, stdin: stdin, timeout: timeout)
     }
 
     /// A vault holding the GoTrue fixture, signed in at `Fixtures.signIn`.

@@ -14,12 +14,19 @@ final class TestHostProcess: @unchecked Sendable {
 
     struct NotBuilt: Error {}
 
-    init(_ arguments: [String], scratch: TemporaryDirectory) throws {
+    /// - Parameter umask: when given (e.g. "022"), the child runs under that umask (set by
+    ///   /bin/sh before it execs the host), whatever the test process's own umask is.
+    init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil) throws {
         guard let executable = Self.executable else { throw NotBuilt() }
         outputPath = scratch.file("host-\(UUID().uuidString).out")
         FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = process.standardOutput
         try process.run()
@@ -43,6 +50,23 @@ final class TestHostProcess: @unchecked Sendable {
         // One last look: a busy machine may have woken this task only after the deadline.
         return output.contains(text)
     }
+
+    /// Waits for the child to exit, at most `timeout` seconds; nil when it had not exited by
+    /// then (it is killed, so a hang shows as a failure instead of hanging the test run).
+    func finish(timeout: TimeInterval) async -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
+        guard !process.isRunning else {
+            process.interrupt()
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// Whether the child was killed by a signal (a trap is SIGILL) rather than exiting.
+    var crashed: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 
     /// Waits for the child to exit and returns its status.
     func finish() async -> Int32 {

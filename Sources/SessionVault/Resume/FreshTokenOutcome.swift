@@ -1,0 +1,15 @@
+/// What `ResumeManager.freshAccessToken()` gives an API call.
+public enum FreshTokenOutcome: Sendable {
+    /// An access token with at least the policy's minimum TTL left, and the session it belongs to.
+    /// Reveal its bytes only for the request (`withRevealedBytes`).
+    case token(Token, Session)
+    /// The session is over: show login (with the "session expired" message when asked).
+    case sessionEnded(reason: MissingReason, showExpiredMessage: Bool)
+    /// The server could not be reached or is rate limiting: tokens kept; try again later.
+    case offline(retryAfter: Double)
+    /// The user must unlock first (idle timeout passed, or the biometric prompt failed): show
+    /// your unlock screen, then `resumeAfterUnlock()`.
+    case locked
+    /// The vault cannot be read right now (locked keystore, busy, replaced): retry later.
+    case unavailable(retryAfter: Double, detail: String)
+}
