@@ -29,7 +29,8 @@ struct OAuthServerTests {
         }
 
         func manager(_ vault: Vault, server: OAuthTestServer, clientID: String? = nil, scope: String? = nil) -> ResumeManager {
-            ResumeManager(vault: vault, refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: clientID ?? server.clientID, scope: scope),
+            ResumeManager(vault: vault, refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: clientID ?? server.clientID, scope: scope,
+                                                                   revocationEndpoint: server.revocationEndpoint),
                           clock: clock.function, logger: logger)
         }
 
@@ -115,8 +116,26 @@ struct OAuthServerTests {
         }
     }
 
-    /// `ResumeManager.signOut(scope:)` (RFC 7009 at sign-out) is not on this branch: the test
-    /// revokes with a direct RFC 7009 POST, as sign-out does, and checks what follows.
+    @Test func signOutRevokesAndTheServerThenRefusesTheRefreshToken() async throws {
+        try await OAuthTestServer.with { server in
+            let client = Client()
+            let vault = try client.open()
+            try await vault.store(TokenResponse(json: try await server.passwordGrant()), identity: Self.pat)
+            let copy = try #require(Self.value(of: try await vault.refreshToken()))
+            let result = try await client.manager(vault, server: server).signOut(scope: .local)
+            #expect(result.server == .ended)
+            #expect(try await vault.currentSession() == nil)
+            #expect(try await vault.refreshToken() == nil)
+            #expect(try await server.requestCounts()["revoke"] == 1, "sign-out sent one RFC 7009 revocation")
+            let refused = try await server.refreshDirectly(copy)
+            #expect(refused.status == 400, "the server refuses the revoked refresh token")
+            #expect(AuthErrorBody(refused.body).error == "invalid_grant")
+            #expect(client.logLinesLeaking([copy]) == 0, "a token reached a log line")
+        }
+    }
+
+    /// Revoked at the server while the vault still holds it (another device, an admin, the
+    /// app's own RFC 7009 POST): the next refresh is refused and the session ends.
     @Test func aRefreshTokenRevokedAtTheServerIsRefusedAfterwards() async throws {
         try await OAuthTestServer.with { server in
             let client = Client()
