@@ -6,7 +6,9 @@ import Testing
 /// OAuth2Refresher, rotation, reuse protection, revocation and the single flight against a real
 /// authorization server: django-oauth-toolkit (Tests/Servers/oauth), started and stopped here.
 /// Expiry comes from the vault's injected clock, never from waiting out the server's lifetime.
-@Suite("Real authorization server (django-oauth-toolkit): refresh, rotation, reuse, revocation, single flight")
+// Serialized: each test starts its own Django server, and eight at once on a shared two-core
+// machine starve the other suites' multi-process tests of CPU.
+@Suite("Real authorization server (django-oauth-toolkit): refresh, rotation, reuse, revocation, single flight", .serialized)
 struct OAuthServerTests {
     /// The vault, its manual clock (at the real time: the server's tokens are real), and every
     /// line the library logged.
