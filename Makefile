@@ -2,12 +2,13 @@
 #   make run    installs what is missing, then runs the demo tour
 #   make test   installs what is missing, then runs the whole test suite
 
-APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config
+APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config python3 python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test test-servers bench clean
 
-# Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive) when absent.
+# Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
+# venv for the test authorization server) when absent.
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -24,7 +25,12 @@ run: deps
 	swift build --product sessionvault
 	.build/debug/sessionvault demo
 
-test: deps
+# The real authorization server the tests start: django-oauth-toolkit (pinned in
+# Tests/Servers/oauth/requirements.txt) in .build-oauth-venv, from PyPI once, then reused.
+test-servers: deps
+	bash Tests/Servers/oauth/setup.sh
+
+test: deps test-servers
 	swift build --build-tests
 	swift test --skip-build
 

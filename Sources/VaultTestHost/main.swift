@@ -4,6 +4,10 @@
 //   VaultTestHost resume <db> <keyfile> <goTrueBaseURL> [waitLimit]
 //                                                           one ResumeManager.resume(); waitLimit
 //                                                           bounds the wait for another refresher
+//   VaultTestHost oauth-resume <db> <keyfile> <tokenEndpoint> <clientID> <clockOffset>
+//                                                           one ResumeManager.resume() with an
+//                                                           OAuth2Refresher, its clock moved by
+//                                                           clockOffset s, no minimum access TTL
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost store <db> <keyfile> <refreshToken>       creates the vault if absent, stores a sign-in
 //   VaultTestHost open <db> <keyfile>                       Vault.open(create: false), prints "opened" or the error
@@ -104,6 +108,18 @@ do {
         // is out, and the answer must still be read once it runs again.
         let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                     refreshWaitLimit: waitLimit ?? 10)
+        line(describe(await manager.resume()))
+    case "oauth-resume":
+        guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {
+            fail("oauth-resume needs a token endpoint, a client id and a clock offset")
+        }
+        // The offset puts this process past the stored access token's expiry without waiting
+        // for it; no minimum TTL, so the token another process just refreshed counts as valid.
+        var policy = ResumePolicy.standard
+        policy.minimumAccessTTL = 0
+        policy.idleTimeout = nil
+        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
+                                    policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
         line(describe(await manager.resume()))
     case "rotate":
         guard arguments.count == 5 else { fail("rotate needs a refresh token") }

@@ -12,6 +12,9 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     case sessionExpired
     /// The server said authentication is required (401 AUTH_REQUIRED): no message.
     case authRequired
+    /// The server refused the scope the refresh asked for (invalid_scope): only a new sign-in
+    /// can grant it, so the session the app can no longer use as configured ended.
+    case scopeRejected
     /// The biometric enrolment changed since the user enabled biometric unlock.
     case biometryChanged
     /// A refresh was answered with tokens of another subject: nothing of them was stored, and
@@ -31,6 +34,7 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
         case .refreshInterrupted: return "refreshInterrupted"
         case .sessionExpired: return "sessionExpired"
         case .authRequired: return "authRequired"
+        case .scopeRejected: return "scopeRejected"
         case .biometryChanged: return "biometryChanged"
         case .refreshedForAnotherSubject: return "refreshedForAnotherSubject"
         case .wipedAfterCorruption(let kind): return "wipedAfterCorruption:\(kind.rawValue)"
@@ -40,7 +44,7 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     /// Parses `code`; unknown text reads as `signedOut` (the safe "no session" answer).
     public init(code: String) {
         let all: [MissingReason] = [.neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
-                                    .refreshInterrupted, .sessionExpired, .authRequired, .biometryChanged,
+                                    .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged,
                                     .refreshedForAnotherSubject]
         if let match = all.first(where: { $0.code == code }) {
             self = match

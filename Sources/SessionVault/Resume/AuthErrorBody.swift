@@ -42,6 +42,12 @@ struct AuthErrorBody {
         allText.contains { $0 == "invalid_grant" || $0.contains("refresh_token_already_used") || $0.contains("refresh_token_not_found") }
     }
 
+    /// RFC 6749 §5.2 errors that blame the client, not the grant: the app is misconfigured.
+    var clientErrorCode: String? {
+        guard let code = error?.lowercased(), code == "invalid_client" || code == "unauthorized_client" else { return nil }
+        return code
+    }
+
     /// The refresh endpoint's answer, classified.
     static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
         let parsed = AuthErrorBody(body)
@@ -52,6 +58,10 @@ struct AuthErrorBody {
         case 400, 401, 403:
             if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" { return .sessionExpired }
             if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" { return .authRequired }
+            // Before the token's verdict: these name the client or the request, not the token
+            // (a 401 invalid_client must not end a session whose refresh token is still valid).
+            if let code = parsed.clientErrorCode { return .clientRejected(error: code) }
+            if parsed.error?.lowercased() == "invalid_scope" { return .invalidScope }
             if parsed.saysInvalidGrant { return .invalidGrant }
             if parsed.saysSessionExpired { return .sessionExpired }
             if status == 401 || status == 403 { return .authRequired }

@@ -10,6 +10,14 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
     case sessionExpired
     /// 401 `AUTH_REQUIRED`: over, no message.
     case authRequired
+    /// 400/401 `invalid_client` or `unauthorized_client`: the server refused this app's client
+    /// (wrong client id or secret, or a client not allowed the refresh grant). The refresh token
+    /// was not judged and may still be valid: tokens kept; the app's configuration must change,
+    /// so retrying as is will not help. `error` is the OAuth error code, never a value we sent.
+    case clientRejected(error: String)
+    /// 400 `invalid_scope`: the requested scope exceeds what the grant covers (RFC 6749 §6).
+    /// No refresh with this request can succeed; only a new sign-in can grant the scope.
+    case invalidScope
     /// 429: try again after the delay; tokens kept.
     case rateLimited(retryAfter: TimeInterval)
     /// 5xx or another status that says nothing about the token: tokens kept, retry later.
@@ -24,6 +32,8 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidGrant: return "refresh token rejected (invalid_grant)"
         case .sessionExpired: return "session expired (server)"
         case .authRequired: return "authentication required (server)"
+        case .clientRejected(let error): return "client rejected by the server (\(error)); check the client id"
+        case .invalidScope: return "requested scope rejected (invalid_scope)"
         case .rateLimited(let retryAfter): return "rate limited; retry after \(retryAfter) s"
         case .serverUnavailable(let status): return "server answered \(status)"
         case .network(let detail): return "network: \(detail)"
@@ -34,7 +44,7 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whether the session is over (tokens must be cleared).
     public var endsSession: Bool {
         switch self {
-        case .invalidGrant, .sessionExpired, .authRequired: return true
+        case .invalidGrant, .sessionExpired, .authRequired, .invalidScope: return true
         default: return false
         }
     }

@@ -279,7 +279,12 @@ public actor ResumeManager {
     private func settleFailedRefresh(_ vault: Vault, session: Session, error: RefreshError, interrupted: Bool) async -> ResumeOutcome {
         logger.notice("refresh failed", metadata: ["refresh.error": "\(error)"])
         switch error {
-        case .invalidGrant, .sessionExpired, .authRequired:
+        case .clientRejected:
+            // The app's client configuration is wrong, not the session: keep the tokens (the
+            // server never judged them), say so, and do not report it as offline.
+            if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
+            return .unavailable(retryAfter: backoff.nextDelay(), detail: "\(error): the app's OAuth client is misconfigured; tokens kept")
+        case .invalidGrant, .sessionExpired, .authRequired, .invalidScope:
             // A refusal may only mean that someone else spent this token: an app or extension
             // that stored its own refresh without our lock (a second runtime, an older library).
             // If the vault moved on meanwhile, carry on with what it holds now.
@@ -290,6 +295,7 @@ public actor ResumeManager {
             switch error {
             case .sessionExpired: reason = .sessionExpired
             case .authRequired: reason = .authRequired
+            case .invalidScope: reason = .scopeRejected
             default: reason = interrupted ? .refreshInterrupted : .refreshRejected
             }
             return await endSession(vault, reason: reason, sessionID: session.id, version: session.tokenVersion)
@@ -362,7 +368,8 @@ public actor ResumeManager {
     static func showsExpiredMessage(_ reason: MissingReason) -> Bool {
         switch reason {
         case .sessionExpired, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected, .refreshInterrupted: return true
-        case .neverSignedIn, .signedOut, .authRequired, .biometryChanged, .wipedAfterCorruption, .refreshedForAnotherSubject: return false
+        case .neverSignedIn, .signedOut, .authRequired, .scopeRejected, .biometryChanged, .wipedAfterCorruption, .refreshedForAnotherSubject:
+            return false
         }
     }
 
