@@ -16,6 +16,11 @@
 //   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
 //   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
+//   VaultTestHost fresh-tokens <db> <keyfile> <goTrueBaseURL> <count>
+//                                                           count concurrent freshAccessToken() calls on one
+//                                                           manager; prints "tokens <ok> <distinct> <fp> v<N>"
+//                                                           (fingerprint of the first token's session) or the
+//                                                           first outcome that was not a token
 import Foundation
 import SessionVault
 
@@ -68,6 +73,36 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
         await vault.close()
     }
     line("done")
+}
+
+/// Many API calls in one process asking for a token at once (AppAuth-iOS #716): one manager,
+/// `count` concurrent calls. Only counts and a fingerprint are printed, never a token.
+func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
+    let manager = ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
+                                refreshWaitLimit: 60)
+    let results: [(text: String?, outcome: String)] = await withTaskGroup(of: (String?, String).self) { group in
+        for _ in 0..<count {
+            group.addTask {
+                switch await manager.freshAccessToken() {
+                case .token(let token, let session):
+                    return (token.withRevealedBytes { String(decoding: $0, as: UTF8.self) },
+                            "\(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
+                case .sessionEnded(let reason, _): return (nil, "sessionEnded \(reason.code)")
+                case .offline: return (nil, "offline")
+                case .locked: return (nil, "locked")
+                case .unavailable(_, let detail): return (nil, "unavailable \(detail)")
+                }
+            }
+        }
+        return await group.reduce(into: []) { $0.append(($1.0, $1.1)) }
+    }
+    if let failure = results.first(where: { $0.text == nil }) {
+        line("failed \(failure.outcome)")
+        return
+    }
+    let distinct = Set(results.compactMap(\.text)).count
+    let sessions = Set(results.map(\.outcome))
+    line("tokens \(results.count) \(distinct) \(sessions.count == 1 ? results[0].outcome : "several-sessions")")
 }
 
 let arguments = CommandLine.arguments
@@ -142,6 +177,11 @@ do {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         reader.cancel()
+    case "fresh-tokens":
+        guard arguments.count == 6, let url = URL(string: arguments[4]), let count = Int(arguments[5]), count > 0 else {
+            fail("fresh-tokens needs a base URL and a count")
+        }
+        await freshTokens(path: arguments[2], keys: keys, baseURL: url, count: count)
     default:
         fail("unknown command \(arguments[1])")
     }
