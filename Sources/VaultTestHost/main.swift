@@ -18,7 +18,8 @@
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 //   VaultTestHost fresh-tokens <db> <keyfile> <goTrueBaseURL> <count>
 //                                                           count concurrent freshAccessToken() calls on one
-//                                                           manager; prints "tokens <ok> <distinct> <fp> v<N>"
+//                                                           manager; prints "ready" as they start, then
+//                                                           "tokens <ok> <distinct> <fp> v<N>"
 //                                                           (fingerprint of the first token's session) or the
 //                                                           first outcome that was not a token
 import Foundation
@@ -80,6 +81,8 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
 func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
     let manager = ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
                                 refreshWaitLimit: 60)
+    // Lets the test hold the server's answer until every process is asking.
+    line("ready")
     let results: [(text: String?, outcome: String)] = await withTaskGroup(of: (String?, String).self) { group in
         for _ in 0..<count {
             group.addTask {
