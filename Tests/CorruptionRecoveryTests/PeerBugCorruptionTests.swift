@@ -25,7 +25,8 @@ extension CorruptionRecovery {
             // The user signs in again: the new credentials replace what was there and read back.
             let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
             let stored = try await vault.store(TokenValues.response(2))
-            #expect(TokenValues.text(try await vault.refreshToken()) == TokenValues.refresh(2))
+            let readsBack = TokenValues.text(try await vault.refreshToken()) == TokenValues.refresh(2)
+            #expect(readsBack, "the new refresh token reads back")
             #expect(try await vault.currentSession() == stored)
             #expect(try await vault.verify().intact)
             await vault.close()

@@ -188,7 +188,8 @@ struct PeerBugLaunchTests {
         // Sign-in on the new device stores and reads back.
         let vault = try restored.open()
         let session = try await vault.store(Fixtures.goTrue(refresh: "signed-in-again"))
-        #expect(try await vault.refreshToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) == "signed-in-again" } == true)
+        let readsBack = try await vault.refreshToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) == "signed-in-again" } == true
+        #expect(readsBack, "the new refresh token reads back")
         await vault.close()
         guard case .home(let home) = await manager.resume() else { Issue.record("after sign-in: home"); return }
         #expect(home.id == session.id)
