@@ -28,6 +28,12 @@
 //   VaultTestHost store-signout-hold <db> <keyfile> <refreshToken> <stopfile>
 //                                                           stores, signs out, prints "signedOut", keeps the vault
 //                                                           open until <stopfile> exists (60 s at most) or it is killed
+//   VaultTestHost fresh-tokens <db> <keyfile> <goTrueBaseURL> <count>
+//                                                           count concurrent freshAccessToken() calls on one
+//                                                           manager; prints "ready" as they start, then
+//                                                           "tokens <ok> <distinct> <fp> v<N>"
+//                                                           (fingerprint of the first token's session) or the
+//                                                           first outcome that was not a token
 import Foundation
 import SessionVault
 
@@ -93,6 +99,38 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
         await vault.close()
     }
     line("done")
+}
+
+/// Many API calls in one process asking for a token at once (AppAuth-iOS #716): one manager,
+/// `count` concurrent calls. Only counts and a fingerprint are printed, never a token.
+func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
+    let manager = ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
+                                refreshWaitLimit: 60)
+    // Lets the test hold the server's answer until every process is asking.
+    line("ready")
+    let results: [(text: String?, outcome: String)] = await withTaskGroup(of: (String?, String).self) { group in
+        for _ in 0..<count {
+            group.addTask {
+                switch await manager.freshAccessToken() {
+                case .token(let token, let session):
+                    return (token.withRevealedBytes { String(decoding: $0, as: UTF8.self) },
+                            "\(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
+                case .sessionEnded(let reason, _): return (nil, "sessionEnded \(reason.code)")
+                case .offline: return (nil, "offline")
+                case .locked: return (nil, "locked")
+                case .unavailable(_, let detail): return (nil, "unavailable \(detail)")
+                }
+            }
+        }
+        return await group.reduce(into: []) { $0.append(($1.0, $1.1)) }
+    }
+    if let failure = results.first(where: { $0.text == nil }) {
+        line("failed \(failure.outcome)")
+        return
+    }
+    let distinct = Set(results.compactMap(\.text)).count
+    let sessions = Set(results.map(\.outcome))
+    line("tokens \(results.count) \(distinct) \(sessions.count == 1 ? results[0].outcome : "several-sessions")")
 }
 
 let arguments = CommandLine.arguments
@@ -211,6 +249,11 @@ do {
         line("signedOut")
         try await waitForFile(arguments[5])
         await vault.close()
+    case "fresh-tokens":
+        guard arguments.count == 6, let url = URL(string: arguments[4]), let count = Int(arguments[5]), count > 0 else {
+            fail("fresh-tokens needs a base URL and a count")
+        }
+        await freshTokens(path: arguments[2], keys: keys, baseURL: url, count: count)
     default:
         fail("unknown command \(arguments[1])")
     }
