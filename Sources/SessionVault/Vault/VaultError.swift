@@ -3,6 +3,9 @@
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store cannot be trusted; see the taxonomy. Recover (wipe) and send the user to login.
     case corrupted(CorruptionReason)
+    /// Written by a newer SessionVault in a format this one cannot read. Not damage: the files
+    /// were set aside (moved, not deleted) to `NewerVaultFormat.setAsideAt`; sign in again.
+    case newerFormat(NewerVaultFormat)
     /// The key or file cannot be read right now; retry. Nothing is wiped.
     case unavailable(retryAfter: Double, detail: String)
     /// The key provider refused (e.g. a key file readable by others).
@@ -32,6 +35,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .corrupted(let reason): return "vault corrupted: \(reason)"
+        case .newerFormat(let format): return "vault from a newer version: \(format)"
         case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
         case .keyProvider(let error): return "\(error)"
         case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
