@@ -4,6 +4,7 @@
 //   VaultTestHost resume <db> <keyfile> <goTrueBaseURL>     one ResumeManager.resume()
 //   VaultTestHost rotate <db> <keyfile> <refreshToken>      stores new tokens for the session
 //   VaultTestHost signout <db> <keyfile>
+//   VaultTestHost open <db> <keyfile>                       opens (creating when absent), prints the snapshot, closes
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 import Foundation
 import SessionVault
@@ -54,6 +55,14 @@ do {
         let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])"}"#
         let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
         line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
+    case "open":
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: true)
+        switch try await vault.snapshot() {
+        case .empty(let reason): line("empty \(reason.code)")
+        case .session(let session, _, _): line("session \(session.refreshTokenFingerprint?.hex ?? "-")")
+        default: line("other")
+        }
+        await vault.close()
     case "signout":
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         try await vault.signOut()
