@@ -48,7 +48,7 @@ struct GoldenVaultTests {
         #expect(session.issuedAt == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try await vault.verify().intact)
         // And it takes writes in this version.
-        try await vault.rotate(TokenResponse(accessToken: try Token("next-access"), expiresIn: 3600, refreshToken: try Token("v1.next-refresh")))
+        try await vault.rotate(TokenResponse(accessToken: try Token("next-access"), expiresIn: 3600, refreshToken: try Token("v1.next-refresh"), identity: nil))
         #expect(try await vault.refreshToken()?.hasSameValue(as: try Token("v1.next-refresh")) == true)
         await vault.close()
     }
