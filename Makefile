@@ -59,12 +59,29 @@ test-sqlcipher4: sqlcipher4
 
 # Builds and runs the benchmark suite (its own package in Benchmarks/, own .build), exports the run
 # as JMH JSON and prints the issue's figures from that same run, ending with PASS or FAIL <names>.
-bench: deps
+# SQLCIPHER=4 runs it against the 4.x engine of test-sqlcipher4 (built when absent) in its own
+# scratch path, Benchmarks/.build-sqlcipher4: the private pkg-config directory picks the engine's
+# header and library, LD_LIBRARY_PATH loads it (its soname, libsqlcipher.so.1, is not Debian's
+# .so.0, so a wrong link cannot load silently), and ldd on the built suite must show it.
+SQLCIPHER ?= 3
+ifeq ($(SQLCIPHER),4)
+BENCH_DEPS := sqlcipher4
+BENCH_ENV := PKG_CONFIG_PATH=$(SQLCIPHER4)/pkgconfig LD_LIBRARY_PATH=$(SQLCIPHER4_LIB)
+BENCH_SCRATCH := .build-sqlcipher4
+else
+BENCH_DEPS :=
+BENCH_ENV :=
+BENCH_SCRATCH := .build
+endif
+
+bench: deps $(BENCH_DEPS)
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3; }
 	@# touch: SwiftPM may keep an old build plan of the path dependency (..) and miss source files added there.
-	cd Benchmarks && touch Package.swift && rm -f .build/bench-results/Current_run.jmh.json && \
-		{ swift package --allow-writing-to-package-directory benchmark run --format jmh --path .build/bench-results --no-progress || echo "benchmark run failed (exit $$?)"; } && \
-		python3 report.py .build/bench-results/Current_run.jmh.json
+	cd Benchmarks && touch Package.swift && rm -f $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json && \
+		{ $(BENCH_ENV) swift package --scratch-path $(BENCH_SCRATCH) --allow-writing-to-package-directory benchmark run --format jmh --path $(BENCH_SCRATCH)/bench-results --no-progress || echo "benchmark run failed (exit $$?)"; } && \
+		{ [ "$(SQLCIPHER)" != 4 ] || $(BENCH_ENV) ldd $(BENCH_SCRATCH)/release/SessionVaultBenchmarks | grep -q "$(SQLCIPHER4_LIB)/libsqlcipher" \
+			|| { echo "the benchmark suite is not linked to $(SQLCIPHER4_LIB)"; exit 1; }; } && \
+		python3 report.py $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json
 
 clean:
 	rm -rf .build .demo
