@@ -41,14 +41,15 @@ extension CorruptionRecovery {
             #expect(try connection.scalarInt("SELECT count(*) FROM sessions") ?? 0 >= 1)
         }
 
-        @Test("a migration ahead that raises the marker: its own error, set aside (not deleted), a fresh vault, found later")
+        @Test("a migration ahead that raises the marker: its own error, then set aside (not deleted), a fresh vault, found later")
         func incompatibleChangeIsSetAside() async throws {
             let fixture = try await DamageFixture.make()
             let newer = Self.newerLibrary(Self.breaking)
             let sessionID = try #require(fixture.expected?.session.id)
             try newer.migrate(try fixture.raw(), now: 1)
+            let before = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
 
-            // Without create: the error names the format and where the files went.
+            // Without create (a tool's look): its own error, not damage, and nothing moves.
             let error = #expect(throws: VaultError.self) { try fixture.open() }
             guard case .newerFormat(let format)? = error else {
                 Issue.record("expected newerFormat, got \(error.map { "\($0)" } ?? "nothing")")
@@ -56,19 +57,21 @@ extension CorruptionRecovery {
             }
             #expect(format.readableSince == newer.newestVersion)
             #expect(format.newestKnown == newer.newestVersion - 1)
-            let setAside = try #require(format.setAsideAt)
-            #expect(setAside.hasSuffix("vault.db.needs-schema-\(newer.newestVersion)"))
-            #expect(!FileManager.default.fileExists(atPath: fixture.path), "moved away from the vault's path")
-            #expect(!FileManager.default.fileExists(atPath: fixture.files.header))
-            #expect(FileManager.default.fileExists(atPath: setAside + "/vault.db"))
-            #expect(FileManager.default.fileExists(atPath: setAside + "/vault.db-header"))
+            #expect(format.setAsideAt == nil)
+            #expect(FileManager.default.fileExists(atPath: fixture.path))
             #expect(!FileManager.default.fileExists(atPath: fixture.files.tombstone), "not damage: no tombstone")
-            #expect(Vault.setAsideVaults(at: fixture.path).map(\.readableSince) == [newer.newestVersion])
 
-            // The app signs in to a fresh vault at the same path, with the same key.
-            let fresh = try Vault.open(at: fixture.path, keys: fixture.keys)
-            #expect(try await fresh.currentSession() == nil)
-            await fresh.close()
+            // The app's open (create): the files move aside, and a fresh vault takes the path.
+            let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+            let setAside = try #require(vault.setAside?.setAsideAt)
+            #expect(vault.setAside?.readableSince == newer.newestVersion)
+            #expect(setAside.hasSuffix("vault.db.needs-schema-\(newer.newestVersion)"))
+            #expect(try await vault.currentSession() == nil, "the app signs in to the fresh vault")
+            await vault.close()
+            #expect(!FileManager.default.fileExists(atPath: fixture.files.tombstone), "not damage: no tombstone")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: setAside + "/vault.db")) == before, "moved, not changed")
+            #expect(FileManager.default.fileExists(atPath: setAside + "/vault.db-header"))
+            #expect(Vault.setAsideVaults(at: fixture.path).map(\.readableSince) == [newer.newestVersion])
 
             // A later version that knows the migration finds the set-aside vault, session intact.
             let later = DamageFixture()
@@ -80,19 +83,6 @@ extension CorruptionRecovery {
             var ids: [String] = []
             while try statement.step() { ids.append(statement.text(0) ?? "") }
             #expect(ids.contains(sessionID))
-        }
-
-        @Test("with create, the open itself sets the vault aside and returns a fresh one that says so")
-        func openWithCreateReturnsAFreshVault() async throws {
-            let fixture = try await DamageFixture.make()
-            let newer = Self.newerLibrary(Self.breaking)
-            try newer.migrate(try fixture.raw(), now: 1)
-            let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
-            let setAside = try #require(vault.setAside)
-            #expect(setAside.readableSince == newer.newestVersion)
-            #expect(try await vault.currentSession() == nil)
-            await vault.close()
-            #expect(Vault.setAsideVaults(at: fixture.path).count == 1)
         }
     }
 }

@@ -43,13 +43,14 @@ public actor Vault {
         } catch {
             guard case .newerFormat(let format) = error else { throw error }
             // A newer SessionVault's format this library cannot read: not damage, so nothing is
-            // wiped. The files move aside under a name that says why, for a later upgrade; with
-            // `create` the app gets a fresh vault at the same path (and signs in), else the error.
+            // wiped. Without `create` (tools, a look before deciding) it is only reported and
+            // nothing moves. With `create` (the app's open) the files move aside under a name
+            // that says why, for a later upgrade, and the app gets a fresh vault at the same path.
+            guard create else { throw .newerFormat(format) }
             let setAsideAt = try VaultSetAside.setAside(files, readableSince: format.readableSince)
             let moved = NewerVaultFormat(readableSince: format.readableSince, newestKnown: format.newestKnown, setAsideAt: setAsideAt)
             logger.warning("vault from a newer SessionVault set aside", metadata: [
                 "vault.readable_since": "\(moved.readableSince)", "vault.newest_known": "\(moved.newestKnown)"])
-            guard create else { throw .newerFormat(moved) }
             let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: true).open()
             return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened, setAside: moved)
         }

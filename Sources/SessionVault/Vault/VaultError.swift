@@ -3,8 +3,9 @@
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store cannot be trusted; see the taxonomy. Recover (wipe) and send the user to login.
     case corrupted(CorruptionReason)
-    /// Written by a newer SessionVault in a format this one cannot read. Not damage: the files
-    /// were set aside (moved, not deleted) to `NewerVaultFormat.setAsideAt`; sign in again.
+    /// Written by a newer SessionVault in a format this one cannot read. Not damage: nothing is
+    /// wiped. `Vault.open(create: false)` reports it and leaves the files in place; an open with
+    /// `create` sets them aside (`Vault.setAside`) and returns a fresh vault instead.
     case newerFormat(NewerVaultFormat)
     /// The key or file cannot be read right now; retry. Nothing is wiped.
     case unavailable(retryAfter: Double, detail: String)
