@@ -5,7 +5,8 @@
 APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config python3 python3-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build run test test-servers bench clean
+
+.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -34,14 +35,60 @@ test: deps test-servers
 	swift build --build-tests
 	swift test --skip-build
 
+# The SQLCipher 4.x leg: Debian's sqlcipher 4.6.1 source package (trixie) built into
+# .build-sqlcipher4/engine (reused once built), the package built against it in its own scratch
+# path, the whole suite run there. Linking is made explicit: a private pkg-config directory whose
+# libsodium.pc carries no -L/-I of the system directories (SwiftPM put those ahead of SQLCipher's
+# and linked Debian's 3.4.1 against the 4.x header), the engine's directory as -L and rpath, and
+# ldd must show the engine's library. SESSIONVAULT_EXPECT_SQLCIPHER=4 makes EngineTests fail
+# unless `PRAGMA cipher_version` answers 4.x at run time; SESSIONVAULT_SQLCIPHER_SHELL is the
+# 4.x shell for the tests that drive one; SESSIONVAULT_OTHER_ENGINE_CLI is the 3.4.1 build's CLI
+# (.build, built here if absent), for EnginePortabilityTests: files moved both ways in one run.
+SQLCIPHER4 := $(CURDIR)/.build-sqlcipher4
+SQLCIPHER4_LIB := $(SQLCIPHER4)/engine/lib
+SQLCIPHER4_SWIFT_FLAGS := --scratch-path $(SQLCIPHER4)/swift \
+	-Xcc -I$(SQLCIPHER4)/engine/include -Xlinker -L$(SQLCIPHER4_LIB) -Xlinker -rpath -Xlinker $(SQLCIPHER4_LIB)
+SQLCIPHER4_ENV := PKG_CONFIG_PATH=$(SQLCIPHER4)/pkgconfig SESSIONVAULT_EXPECT_SQLCIPHER=4 \
+	SESSIONVAULT_SQLCIPHER_SHELL=$(SQLCIPHER4)/bin/sqlcipher \
+	SESSIONVAULT_OTHER_ENGINE_CLI=$(CURDIR)/.build/debug/sessionvault
+
+sqlcipher4: deps
+	./scripts/build-sqlcipher4.sh
+
+test-sqlcipher4: sqlcipher4 test-servers
+	swift build --product sessionvault
+	$(SQLCIPHER4_ENV) swift build --build-tests $(SQLCIPHER4_SWIFT_FLAGS)
+	@bin="$$($(SQLCIPHER4_ENV) swift build $(SQLCIPHER4_SWIFT_FLAGS) --show-bin-path)"; \
+	for f in "$$bin/sessionvault" "$$bin/SessionVaultPackageTests.xctest"; do \
+		ldd "$$f" | grep -q "$(SQLCIPHER4_LIB)/libsqlcipher" || { echo "$$f is not linked to $(SQLCIPHER4_LIB):"; ldd "$$f" | grep sqlcipher; exit 1; }; \
+	done; echo "linked against $(SQLCIPHER4_LIB)"
+	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS)
+
 # Builds and runs the benchmark suite (its own package in Benchmarks/, own .build), exports the run
 # as JMH JSON and prints the issue's figures from that same run, ending with PASS or FAIL <names>.
-bench: deps
+# SQLCIPHER=4 runs it against the 4.x engine of test-sqlcipher4 (built when absent) in its own
+# scratch path, Benchmarks/.build-sqlcipher4: the private pkg-config directory picks the engine's
+# header and library, LD_LIBRARY_PATH loads it (its soname, libsqlcipher.so.1, is not Debian's
+# .so.0, so a wrong link cannot load silently), and ldd on the built suite must show it.
+SQLCIPHER ?= 3
+ifeq ($(SQLCIPHER),4)
+BENCH_DEPS := sqlcipher4
+BENCH_ENV := PKG_CONFIG_PATH=$(SQLCIPHER4)/pkgconfig LD_LIBRARY_PATH=$(SQLCIPHER4_LIB)
+BENCH_SCRATCH := .build-sqlcipher4
+else
+BENCH_DEPS :=
+BENCH_ENV :=
+BENCH_SCRATCH := .build
+endif
+
+bench: deps $(BENCH_DEPS)
 	@command -v python3 >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3; }
 	@# touch: SwiftPM may keep an old build plan of the path dependency (..) and miss source files added there.
-	cd Benchmarks && touch Package.swift && rm -f .build/bench-results/Current_run.jmh.json && \
-		{ swift package --allow-writing-to-package-directory benchmark run --format jmh --path .build/bench-results --no-progress || echo "benchmark run failed (exit $$?)"; } && \
-		python3 report.py .build/bench-results/Current_run.jmh.json
+	cd Benchmarks && touch Package.swift && rm -f $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json && \
+		{ $(BENCH_ENV) swift package --scratch-path $(BENCH_SCRATCH) --allow-writing-to-package-directory benchmark run --format jmh --path $(BENCH_SCRATCH)/bench-results --no-progress || echo "benchmark run failed (exit $$?)"; } && \
+		{ [ "$(SQLCIPHER)" != 4 ] || $(BENCH_ENV) ldd $(BENCH_SCRATCH)/release/SessionVaultBenchmarks | grep -q "$(SQLCIPHER4_LIB)/libsqlcipher" \
+			|| { echo "the benchmark suite is not linked to $(SQLCIPHER4_LIB)"; exit 1; }; } && \
+		python3 report.py $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json
 
 clean:
 	rm -rf .build .demo

@@ -21,6 +21,7 @@
 //                                                           newer state (staleSession, noSession)
 //   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
 //   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
+//   VaultTestHost open-create <db> <keyfile>                opens (creating when absent), prints the snapshot, closes
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 //   VaultTestHost create-and-store <db> <keyfile> <startfile> <refreshToken>
 //                                                           prints "ready", waits for <startfile>, then one
@@ -179,6 +180,14 @@ do {
         } catch {
             line("error: \(error)")
         }
+    case "open-create":
+        let vault = try Vault.open(at: arguments[2], keys: keys, create: true)
+        switch try await vault.snapshot() {
+        case .empty(let reason): line("empty \(reason.code)")
+        case .session(let session, _, _): line("session \(session.refreshTokenFingerprint?.hex ?? "-")")
+        default: line("other")
+        }
+        await vault.close()
     case "signout":
         let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
         try await vault.signOut()

@@ -15,7 +15,9 @@ struct ExportKeyCommand: AsyncParsableCommand {
         abstract: "Print the database key as a PRAGMA line for the stock sqlcipher shell (a warning goes to stderr).",
         discussion: """
             Prints the single line PRAGMA key = "x'<64 hex>'"; then add PRAGMA cipher_page_size = 4096; \
-            in the shell. The key opens the pages only: tokens stay sealed under a separate key. \
+            in the shell, and on a SQLCipher 4.x shell also PRAGMA cipher_hmac_algorithm = HMAC_SHA1; \
+            PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1; (the vault pins SQLCipher 3's settings; \
+            3.x shells ignore these two). The key opens the pages only: tokens stay sealed under a separate key. \
             Exit status: 0 printed, 1 the vault cannot be read, 2 key missing or wrong.
             """)
 

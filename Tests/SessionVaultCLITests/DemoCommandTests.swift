@@ -19,7 +19,7 @@ struct DemoCommandTests {
                 "→ corrupted  notADatabase",
                 "→ missing    wipedAfterCorruption:notADatabase",
             ], "run \(run)")
-            #expect(output.contains("Schema version 4"))
+            #expect(output.contains("Schema version 5"))
             #expect(output.contains("Tombstone\n  notADatabase at "))
             #expect(output.contains("empty reason          wipedAfterCorruption:notADatabase"))
             // The tour's sample tokens never reach the screen.

@@ -70,6 +70,15 @@ struct FoundationSecurityTests {
         try Migrator().migrate(connection, now: 1)
         try connection.execute("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (99, 'from_the_future', 'x', 1)")
         let newest = EmbeddedMigrations.all.last?.version ?? 0
+        // The format marker allows it (an additive migration): read, nothing applied.
+        #expect(try Migrator().migrate(connection, now: 2).isEmpty)
+        // The marker asks for a newer library: incompatible, its own error.
+        try connection.execute("UPDATE vault_format SET readable_since = 99")
+        #expect(throws: MigrationError.newerFormat(readableSince: 99, newestKnown: newest)) {
+            try Migrator().migrate(connection, now: 2)
+        }
+        // No marker at all: the history cannot be trusted.
+        try connection.execute("DROP TABLE vault_format")
         #expect(throws: MigrationError.futureSchema(version: 99, newestKnown: newest)) {
             try Migrator().migrate(connection, now: 2)
         }

@@ -57,7 +57,8 @@ package struct PlainLaunch: Sendable {
     package func run(now: Date, policy: ResumePolicy) throws -> ResumePath {
         let database = try RawDatabase(path: path)
         if let passphrase { try database.key(passphrase) }
-        if let cipherPageSize { try database.execute("PRAGMA cipher_page_size = \(cipherPageSize)") }
+        // A raw-keyed copy of the vault: the vault's own pinned settings (see pinVaultCipherSettings).
+        if cipherPageSize != nil { try database.pinVaultCipherSettings() }
         _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
         sqlite3_busy_timeout(database.handle, 2_000)
         try database.execute("""
@@ -174,7 +175,7 @@ package final class PlainRotator {
         database = try RawDatabase(path: path)
         if let rawKey {
             try database.key(rawKey)
-            try database.execute("PRAGMA cipher_page_size = 4096")
+            try database.pinVaultCipherSettings()
         }
         sqlite3_busy_timeout(database.handle, 2_000)
         try database.execute("""

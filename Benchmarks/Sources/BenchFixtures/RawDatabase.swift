@@ -39,6 +39,19 @@ package final class RawDatabase {
         try check(bytes.withUnsafeBytes { sqlite3_key(handle, $0.baseAddress, Int32($0.count)) })
     }
 
+    /// The cipher settings the library pins on every vault connection (`pinCipherSettings`):
+    /// 4096-byte pages, HMAC-SHA1, PBKDF2-HMAC-SHA1. A raw connection that pins the page size
+    /// only reads a vault on SQLCipher 3.x (whose defaults are SHA1) and fails on 4.x (SHA512
+    /// defaults: "file is not a database"). 3.x ignores the PRAGMAs it does not know.
+    package func pinVaultCipherSettings() throws {
+        try execute("""
+            PRAGMA cipher_page_size = 4096;
+            PRAGMA cipher_use_hmac = ON;
+            PRAGMA cipher_hmac_algorithm = HMAC_SHA1;
+            PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
+            """)
+    }
+
     package func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }

@@ -6,7 +6,7 @@ import SessionVault
 /// - `vault.db`: the SessionVault file, `sessions` rows in total (1 current + extras) and the
 ///   audit log at its cap (filled by real `rotate` calls).
 /// - `plain.db`: the same schema and rows, decrypted with `sqlcipher_export` into an unkeyed
-///   database of the same SQLCipher library (plain SQLite 3.15.2).
+///   database of the same SQLCipher library (plain SQLite: 3.15.2 under 3.4.1, 3.46 under 4.6.1).
 /// - `naive.db`: the same again, encrypted with `sqlcipher_export` under a passphrase with
 ///   SQLCipher's defaults (PBKDF2-HMAC-SHA1, 64,000 iterations, 1024-byte pages).
 /// - `rawkey.db`: a byte copy of `vault.db`, opened by the baseline code with the vault's raw
@@ -41,7 +41,7 @@ package struct VaultFixture: Sendable {
     package func rawVaultConnection(create: Bool = false) throws -> RawDatabase {
         let database = try RawDatabase(path: vaultPath, create: create)
         try database.key(keys.databaseRawKey)
-        try database.execute("PRAGMA cipher_page_size = 4096")
+        try database.pinVaultCipherSettings()
         return database
     }
 

@@ -58,19 +58,58 @@ struct CorruptionDiagnosis {
     }
 
     /// Truncation to a whole number of pages: page 1 authenticates but records more pages than
-    /// the file holds. SQLite refuses such a file with a bare SQLITE_CORRUPT; with
-    /// `writable_schema` on, SQLite 3.15 skips that check, so `page_count` tells what page 1
-    /// records. Only meaningful when the write-ahead log is empty (pages may legitimately live
-    /// only in the log until a checkpoint).
+    /// the file holds. SQLite refuses such a file with a bare SQLITE_CORRUPT. Only meaningful
+    /// when the write-ahead log is empty (pages may legitimately live only in the log until a
+    /// checkpoint).
     func truncation() -> CorruptionReason? {
         guard !Self.walHasFrames(files), let size = FileIO.size(files.database) else { return nil }
         let pageSize = Int64(VaultHeader.cipherPageSize)
         let filePages = size / pageSize
-        guard let connection = try? openReadOnly() else { return nil }
+        guard let recorded = recordedPageCount(), recorded > filePages else { return nil }
+        return CorruptionReason(.truncated, "page 1 records \(recorded) pages of \(pageSize) bytes; the file holds \(filePages) (\(size) bytes)")
+    }
+
+    /// Pages of the sparse probe copy in `recordedPageCount` (4 GiB of holes, no disk used).
+    static let probePages: Int64 = 1 << 20
+
+    /// The database size in pages that page 1 records (its header's bytes 28–31, encrypted on
+    /// disk, so read through SQLCipher), or nil when it cannot be told.
+    ///
+    /// Why a copy: `PRAGMA page_count` answers min(recorded, pages in the file) under
+    /// `writable_schema` on SQLite 3.39+ (SQLCipher 4.5.2+), and SQLite 3.15 (SQLCipher 3.4.1)
+    /// answers the recorded count. A copy of the (still encrypted) file extended with a sparse
+    /// hole past any real vault size makes both answer the recorded count: the hole's pages are
+    /// never read. The copy holds ciphertext only, lives in a private temporary directory and is
+    /// removed before returning; failure path only.
+    func recordedPageCount() -> Int64? {
+        let pageSize = Int64(VaultHeader.cipherPageSize)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sessionvault-diagnosis-\(UUID().uuidString)", isDirectory: true)
         do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            return nil
+        }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let probe = directory.appendingPathComponent("probe.db").path
+        do {
+            try FileManager.default.copyItem(atPath: files.database, toPath: probe)
+        } catch {
+            return nil
+        }
+        guard truncate(probe, off_t(Self.probePages * pageSize)) == 0 else { return nil }
+        do {
+            // Read-write: the copy is ours, and a read-only open of a WAL-mode file needs its
+            // shared-memory file.
+            let connection = try Connection(path: probe, create: false)
+            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
+            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
             try connection.execute("PRAGMA writable_schema = ON")
-            guard let recorded = try connection.scalarInt("PRAGMA page_count"), recorded > filePages else { return nil }
-            return CorruptionReason(.truncated, "page 1 records \(recorded) pages of \(pageSize) bytes; the file holds \(filePages) (\(size) bytes)")
+            // A count equal to the probe's size is SQLite falling back to the file size (a
+            // header whose count it does not trust): not evidence either way.
+            guard let recorded = try connection.scalarInt("PRAGMA page_count"), recorded > 0, recorded < Self.probePages else { return nil }
+            return recorded
         } catch {
             return nil
         }

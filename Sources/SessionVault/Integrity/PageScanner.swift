@@ -26,15 +26,22 @@ import CSQLCipher
 ///
 /// SQLCipher 4.x refuses a backup from an encrypted database into a plain one, and has
 /// `PRAGMA cipher_integrity_check` instead (one row per page that fails); on 4.x that is used.
-/// Only the 3.x path runs on this project's machines.
+/// `make test` runs the 3.x path (Debian's 3.4.1), `make test-sqlcipher4` the 4.x one.
 enum PageScanner {
     /// Scans every page reachable by the pager of `connection` (which must be keyed and must not
     /// be inside a transaction).
     static func scan(_ connection: Connection) -> PageScanResult {
-        if let version = try? connection.cipherVersion(), majorVersion(version) >= 4 {
+        if usesCipherIntegrityCheck(connection) {
             return scanWithCipherIntegrityCheck(connection)
         }
         return scanWithBackup(connection.handle)
+    }
+
+    /// Whether `scan` takes the 4.x path (`cipher_integrity_check`) on this connection's engine
+    /// rather than the 3.x one (the online backup); the tests check each on its engine.
+    static func usesCipherIntegrityCheck(_ connection: Connection) -> Bool {
+        guard let version = try? connection.cipherVersion() else { return false }
+        return majorVersion(version) >= 4
     }
 
     /// The first page number a message names ("Page 7: ...", "HMAC verification failed for
@@ -158,7 +165,7 @@ enum PageScanner {
         }
     }
 
-    private static func majorVersion(_ version: String) -> Int {
+    static func majorVersion(_ version: String) -> Int {
         Int(version.prefix(while: { $0.isNumber })) ?? 0
     }
 }

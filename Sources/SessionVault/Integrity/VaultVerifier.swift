@@ -108,13 +108,15 @@ struct VaultVerifier {
             rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: statement.int64(3)))
         }
         do {
-            try migrator.validate(rows)
+            let fromNewerLibrary = rows.contains { $0.version > migrator.newestVersion }
+            try migrator.validate(rows, readableSince: fromNewerLibrary ? try migrator.readableSince(in: connection) : nil)
         } catch {
             let kind: CorruptionKind
             switch error {
             case .checksumMismatch: kind = .migrationChecksumMismatch
-            // Incompatible rather than damaged, but unusable all the same: recovery wipes it.
-            case .futureSchema: kind = .futureSchema
+            // A newer library's schema this one may not read: the open sets such a vault aside
+            // before verify can run; reached only by a file changed while open.
+            case .futureSchema, .newerFormat: kind = .futureSchema
             case .malformedHistory, .sqlite: kind = .structuralDamage
             }
             return [VerificationFinding(kind: kind, detail: error.description, table: "schema_migrations")]

@@ -14,7 +14,9 @@ public enum CorruptionKind: String, Sendable, Codable, CaseIterable {
     case structuralDamage
     /// A recorded migration differs from the SQL this library ships.
     case migrationChecksumMismatch
-    /// Written by a newer SessionVault (incompatible; recovery wipes it, see README).
+    /// Migrations newer than this library knows, without the format marker every library that
+    /// writes a newer schema records: an untrusted history (recovery wipes it). A newer vault
+    /// with its marker is not damage: readable, or `VaultError.newerFormat` and set aside.
     case futureSchema
     /// A sealed token failed to open (altered, or moved to another row or column).
     case recordAuthenticationFailed

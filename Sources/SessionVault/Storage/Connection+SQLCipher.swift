@@ -10,6 +10,7 @@ extension Connection {
     /// Pins the cipher settings on a freshly keyed connection, before the first page is read,
     /// so a file written here opens the same way on SQLCipher 3.x and 4.x builds.
     func pinCipherSettings(pageSize: UInt32, kdfIterations: UInt32) throws(SQLiteError) {
+        try silenceEngineLog()
         // 4.x-only names; SQLCipher 3.x ignores them (its defaults are already SHA1), and 4.x
         // needs them to read a file written with 3.x settings.
         try execute("""
@@ -19,6 +20,16 @@ extension Connection {
             PRAGMA cipher_hmac_algorithm = HMAC_SHA1;
             PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
             """)
+    }
+
+    /// Turns SQLCipher's own log off. SQLCipher 4.6+ logs at WARN to stderr on Linux (an HMAC
+    /// failure on page 1 prints three lines): a library must not write to the caller's stdio,
+    /// and every failure it logs already reaches the caller as a typed error. The level is
+    /// process-wide, and 4.x applies its WARN default when the first connection is keyed, so
+    /// this runs after keying, on every keyed connection. SQLCipher 3.x has no such PRAGMA and
+    /// ignores it (an unknown PRAGMA is a no-op).
+    func silenceEngineLog() throws(SQLiteError) {
+        try execute("PRAGMA cipher_log_level = NONE")
     }
 
     /// The connection settings every vault connection runs with; each line says why.

@@ -2,8 +2,9 @@
 ///
 /// Each pending migration and its bookkeeping row commit in one transaction, so a crash leaves
 /// either the old or the new schema. Before applying anything it checks what is already there:
-/// a recorded checksum that differs from the shipped SQL, or a version newer than any shipped,
-/// is refused with a typed error and nothing is changed.
+/// a recorded checksum that differs from the shipped SQL, or a version newer than any shipped
+/// that the vault's format marker does not allow this library to read, is refused with a typed
+/// error and nothing is changed.
 struct Migrator: Sendable {
     let migrations: [Migration]
 
@@ -44,11 +45,17 @@ struct Migrator: Sendable {
     }
 
     /// Checks the recorded history against the shipped migrations without changing anything.
-    func validate(_ applied: [AppliedMigration]) throws(MigrationError) {
+    /// `readableSince` is the vault's format marker (nil when it has none): migrations newer
+    /// than any shipped are accepted when the marker says this library can read their vault.
+    func validate(_ applied: [AppliedMigration], readableSince: Int?) throws(MigrationError) {
         let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
         for row in applied {
             guard let migration = known[row.version] else {
-                if row.version > newestVersion { throw .futureSchema(version: row.version, newestKnown: newestVersion) }
+                if row.version > newestVersion {
+                    guard let readableSince else { throw .futureSchema(version: row.version, newestKnown: newestVersion) }
+                    if readableSince > newestVersion { throw .newerFormat(readableSince: readableSince, newestKnown: newestVersion) }
+                    continue
+                }
                 throw .malformedHistory("unknown migration version \(row.version)")
             }
             guard migration.checksum == row.checksum else {
@@ -57,12 +64,33 @@ struct Migrator: Sendable {
         }
     }
 
+    /// The vault's format marker (`vault_format.readable_since`, migration 5), or nil when the
+    /// file has none (a history older than the marker, or a damaged one).
+    func readableSince(in connection: Connection) throws(MigrationError) -> Int? {
+        do {
+            let exists = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'vault_format'") ?? 0
+            guard exists > 0 else { return nil }
+            return try connection.scalarInt("SELECT readable_since FROM vault_format WHERE singleton = 1").map { Int($0) }
+        } catch {
+            throw .sqlite(error)
+        }
+    }
+
     /// Validates, then applies every pending migration. Returns the versions it applied.
     @discardableResult
     func migrate(_ connection: Connection, now: Int64) throws(MigrationError) -> [Int] {
         let history = try applied(in: connection)
-        try validate(history)
+        let fromNewerLibrary = history.contains { $0.version > newestVersion }
+        try validate(history, readableSince: fromNewerLibrary ? try readableSince(in: connection) : nil)
         let done = Set(history.map(\.version))
+        if fromNewerLibrary {
+            // A newer library's vault that this one may read: it applied every migration this
+            // library ships before its own, so nothing is pending; one missing is not that.
+            if let missing = migrations.first(where: { !done.contains($0.version) }) {
+                throw .malformedHistory("migration \(missing.version) is missing below newer ones")
+            }
+            return []
+        }
         var appliedNow: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
             do {

@@ -14,6 +14,9 @@ public actor Vault {
     let clock: @Sendable () -> Date
     let logger: Logger
 
+    /// Set when this open found a vault written in a newer SessionVault's format, moved it aside
+    /// and created this fresh one in its place (the app signs in again): where it went and why.
+    public nonisolated let setAside: NewerVaultFormat?
     var connection: Connection?
     var keys: VaultKeys
     var header: HeaderFile
@@ -41,15 +44,39 @@ public actor Vault {
                             clock: @escaping @Sendable () -> Date = { Date() },
                             logger: Logger = Vault.silentLogger, create: Bool = true) throws(VaultError) -> Vault {
         let files = VaultFiles(database: path)
-        let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: create).open()
-        // Read right after the open: a replacement after this moment is seen on the next call.
-        let identity = FileIdentity.of(files.database)
-        return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened, identity: identity)
+        do {
+            let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: create).open()
+            // Read right after the open: a replacement after this moment is seen on the next call.
+            return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened,
+                         identity: FileIdentity.of(files.database))
+        } catch {
+            guard case .newerFormat(let format) = error else { throw error }
+            // A newer SessionVault's format this library cannot read: not damage, so nothing is
+            // wiped. Without `create` (tools, a look before deciding) it is only reported and
+            // nothing moves. With `create` (the app's open) the files move aside under a name
+            // that says why, for a later upgrade, and the app gets a fresh vault at the same path.
+            guard create else { throw .newerFormat(format) }
+            let setAsideAt = try VaultSetAside.setAside(files, readableSince: format.readableSince)
+            let moved = NewerVaultFormat(readableSince: format.readableSince, newestKnown: format.newestKnown, setAsideAt: setAsideAt)
+            logger.warning("vault from a newer SessionVault set aside", metadata: [
+                "vault.readable_since": "\(moved.readableSince)", "vault.newest_known": "\(moved.newestKnown)"])
+            let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: true).open()
+            return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened,
+                         identity: FileIdentity.of(files.database), setAside: moved)
+        }
+    }
+
+    /// Vaults at `path` that an older library set aside because a newer SessionVault wrote them
+    /// (see `VaultError.newerFormat`): each directory holds the vault's files under their own
+    /// names, with the schema version that can read them. A version that can may move one back.
+    public static func setAsideVaults(at path: String) -> [(path: String, readableSince: Int)] {
+        VaultSetAside.find(VaultFiles(database: path))
     }
 
     private init(files: VaultFiles, keyProvider: any KeyProvider, policy: ResumePolicy, clock: @escaping @Sendable () -> Date,
-                 logger: Logger, opened: sending VaultOpener.Opened, identity: FileIdentity?) {
+                 logger: Logger, opened: sending VaultOpener.Opened, identity: FileIdentity?, setAside: NewerVaultFormat? = nil) {
         self.files = files
+        self.setAside = setAside
         self.keyProvider = keyProvider
         self.policy = policy
         self.clock = clock

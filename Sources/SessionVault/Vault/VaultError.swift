@@ -3,6 +3,10 @@
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store cannot be trusted; see the taxonomy. Recover (wipe) and send the user to login.
     case corrupted(CorruptionReason)
+    /// Written by a newer SessionVault in a format this one cannot read. Not damage: nothing is
+    /// wiped. `Vault.open(create: false)` reports it and leaves the files in place; an open with
+    /// `create` sets them aside (`Vault.setAside`) and returns a fresh vault instead.
+    case newerFormat(NewerVaultFormat)
     /// The key or file cannot be read right now; retry. Nothing is wiped.
     case unavailable(retryAfter: Double, detail: String)
     /// The path does not lead to this vault's own files, or they cannot be proven ours: a foreign
@@ -39,6 +43,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .corrupted(let reason): return "vault corrupted: \(reason)"
+        case .newerFormat(let format): return "vault from a newer version: \(format)"
         case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
         case .misconfigured(let detail): return "vault misconfigured (nothing was changed): \(detail)"
         case .keyProvider(let error): return "\(error)"

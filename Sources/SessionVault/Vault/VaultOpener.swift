@@ -289,10 +289,13 @@ struct VaultOpener {
         } catch {
             switch error {
             case .checksumMismatch: throw .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
-            // An app cannot use a schema from the future, and the vault is only a cache of a
-            // login: reported as corrupted(.futureSchema), so recovery wipes it and the user
-            // signs in again (the newer app, if it comes back, starts from an empty vault).
+            // Future migrations without a format marker (every library that writes a newer
+            // schema records one): the history cannot be trusted, reported as
+            // corrupted(.futureSchema), and recovery wipes it.
             case .futureSchema: throw .corrupted(CorruptionReason(.futureSchema, error.description))
+            // A newer library's format that this one cannot read: not damage; Vault.open sets it aside.
+            case .newerFormat(let readableSince, let newestKnown):
+                throw .newerFormat(NewerVaultFormat(readableSince: readableSince, newestKnown: newestKnown))
             case .malformedHistory: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
             case .sqlite(let sqliteError): throw CorruptionDiagnosis(files: files, keys: keys).classify(sqliteError)
             }

@@ -71,8 +71,19 @@ enum CLI {
                          crashed: process.terminationReason == .uncaughtSignal)
     }
 
-    /// The path of a program on PATH (`sqlcipher`, `sqlite3`).
+    /// Whether `text` looks like a version number: dot-separated numbers, at least two
+    /// (`3.4.1`, `4.6.1`, `3.15.2`, with an optional suffix such as ` community`).
+    static func isVersion(_ text: String) -> Bool {
+        let parts = (text.split(separator: " ").first ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// The path of a program on PATH (`sqlcipher`, `sqlite3`). The `sqlcipher` shell is the one
+    /// in `SESSIONVAULT_SQLCIPHER_SHELL` when set: the 4.x leg drives its own engine's shell.
     static func tool(_ name: String) -> String? {
+        if name == "sqlcipher", let shell = ProcessInfo.processInfo.environment["SESSIONVAULT_SQLCIPHER_SHELL"], !shell.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: shell) ? shell : nil
+        }
         for directory in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
             return "\(directory)/\(name)"
         }
