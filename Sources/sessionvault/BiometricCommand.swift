@@ -12,11 +12,14 @@ struct BiometricCommand: AsyncParsableCommand {
     var setting: BiometricSetting
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
+
     @OptionGroup var clock: ClockOptions
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let session = try await options.withExistingVault(now: now) { vault in
                 try await vault.setBiometricUnlock(setting.isEnabled)

@@ -13,6 +13,8 @@ struct ImportCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
     @OptionGroup var clock: ClockOptions
 
     @Flag(help: "Turn on biometric unlock for this session (default: keep the device's preference).")
@@ -20,7 +22,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             if location.databaseExists { try location.requireVault() } else { try location.requireCreatable() }

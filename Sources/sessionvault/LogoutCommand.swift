@@ -9,11 +9,13 @@ struct LogoutCommand: AsyncParsableCommand {
         abstract: "Sign out: delete the current session's tokens; the vault then resumes as missing (signedOut).")
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
     @OptionGroup var clock: ClockOptions
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let (session, path) = try await options.withExistingVault(now: now) { vault in
                 let session = try await vault.currentSession()

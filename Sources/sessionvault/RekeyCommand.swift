@@ -16,6 +16,7 @@ struct RekeyCommand: AsyncParsableCommand {
     var newKeyFile: String
 
     func validate() throws {
+        try options.requireKey()
         if newKeyFile.isEmpty { throw ValidationError("--new-key-file needs a path") }
         if let keyFile = options.keyFile,
            URL(fileURLWithPath: keyFile).standardizedFileURL.path == URL(fileURLWithPath: newKeyFile).standardizedFileURL.path {
@@ -25,7 +26,7 @@ struct RekeyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let created = try await options.withExistingVault(now: Date()) { vault in
                 var created = false
                 if FileManager.default.fileExists(atPath: newKeyFile) {

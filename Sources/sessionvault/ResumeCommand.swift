@@ -16,6 +16,8 @@ struct ResumeCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
     @OptionGroup var clock: ClockOptions
 
     @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
@@ -32,11 +34,20 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             let keys = try options.keyProvider()
-            let path = try await decide(location: location, keys: keys, now: now)
+            let path: ResumePath
+            if dryRun {
+                // A dry run decides on a private copy: opening the original could checkpoint its
+                // log or migrate its schema, which is a change (see `EvidenceCopy`).
+                path = try await options.withEvidenceCopy { copy in
+                    Self.naming(try await decide(location: location, keys: keys, now: now, database: copy.copy.database), copy)
+                }
+            } else {
+                path = try await decide(location: location, keys: keys, now: now, database: options.path)
+            }
             var recovery = Recovery.notNeeded
             if case .corrupted(let reason) = path {
                 if let withheld = Self.withholdReason(reason, location: location, options: options) {
@@ -60,14 +71,14 @@ struct ResumeCommand: AsyncParsableCommand {
 
     /// The library's decision. A vault file that does not exist is `missing` (why: the tombstone,
     /// or never signed in); nothing is created.
-    private func decide(location: VaultLocation, keys: any KeyProvider, now: Date) async throws -> ResumePath {
+    private func decide(location: VaultLocation, keys: any KeyProvider, now: Date, database: String) async throws -> ResumePath {
         guard location.databaseExists else {
             let reason: MissingReason = location.tombstone.map { .wipedAfterCorruption($0.reason) } ?? .neverSignedIn
             return ResumeDecision.decide(.empty(reason), now: now, policy: .standard)
         }
         let vault: Vault
         do {
-            vault = try options.open(keys, now: now)
+            vault = try Vault.open(at: database, keys: keys, clock: { now }, create: false)
         } catch {
             switch error {
             case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
@@ -85,6 +96,13 @@ struct ResumeCommand: AsyncParsableCommand {
             if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard) }
             throw error
         }
+    }
+
+    /// A decision made on the private copy, with the copy's paths in a corruption detail
+    /// replaced by the original's.
+    private static func naming(_ path: ResumePath, _ copy: EvidenceCopy) -> ResumePath {
+        guard case .corrupted(let reason) = path else { return path }
+        return .corrupted(CorruptionReason(reason.kind, copy.originalPaths(in: reason.detail)))
     }
 
     /// Why the CLI will not wipe on its own, or nil when it may. A wipe destroys the key it was

@@ -19,12 +19,13 @@ struct WipeCommand: AsyncParsableCommand {
     var yes = false
 
     func validate() throws {
+        try options.requireKey()
         if !yes { throw ValidationError("wipe deletes the vault and its key for good; add --yes to confirm") }
     }
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             guard location.databaseExists || location.headerExists else {

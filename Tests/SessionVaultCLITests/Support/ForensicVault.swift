@@ -1,0 +1,39 @@
+import Foundation
+import SessionVault
+
+/// Vaults in the states an investigator receives them in, made for real: files copied aside while
+/// another process had the vault open (a hot write-ahead log), a read-only mount, an older schema.
+enum ForensicVault {
+    /// A signed-in vault whose second session sits only in the write-ahead log: this process
+    /// holds the vault open (its connection's lock keeps the CLI's `import` from checkpointing
+    /// on exit), and the files are copied into a new directory before it closes, as a device
+    /// image taken from a running app would hold them.
+    static func hotWAL() async throws -> CLIVault {
+        let live = try await CLIVault.signedIn()
+        let holder = try Vault.open(at: live.path, keys: KeyFileProvider(path: live.keyPath), create: false)
+        let second = try await live.run(["import"], ["--now", "2027-01-15T09:00:00Z"], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"))
+        guard second.status == 0 else {
+            await holder.close()
+            throw CLIVault.SetupFailed(step: "second import", result: second)
+        }
+        let evidence = CLIVault()
+        for suffix in ["", "-wal", "-shm", "-header"] {
+            try FileManager.default.copyItem(atPath: live.path + suffix, toPath: evidence.path + suffix)
+        }
+        try FileManager.default.copyItem(atPath: live.keyPath, toPath: evidence.keyPath)
+        await holder.close()
+        return evidence
+    }
+
+    /// A signed-in vault at schema version 3: migration 4 undone through the stock shell with the
+    /// `export-key` recipe, so any open by this CLI would run it again.
+    static func olderSchema() async throws -> CLIVault {
+        let vault = try await CLIVault.signedIn()
+        let recipe = try await vault.run(["export-key"])
+        guard recipe.status == 0, let sqlcipher = CLI.tool("sqlcipher") else { throw CLIVault.SetupFailed(step: "export-key", result: recipe) }
+        let script = recipe.stdout + "DROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version = 4;\nSELECT max(version) FROM schema_migrations;\n"
+        let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
+        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migration 4", result: shell) }
+        return vault
+    }
+}
