@@ -6,7 +6,8 @@ import SessionVault
 struct BiometricCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "biometric",
-        abstract: "Turn biometric unlock on or off for the current session and the device preference.")
+        abstract: "Turn biometric unlock on or off for the current session and the device preference.",
+        discussion: ExitStatus.table)
 
     @Argument(help: ArgumentHelp("enable or disable."))
     var setting: BiometricSetting
@@ -33,9 +34,9 @@ struct BiometricCommand: AsyncParsableCommand {
             } else {
                 let state = setting.isEnabled ? "enabled" : "disabled"
                 if let session {
-                    console.line("biometric unlock \(state) for session \(session.id) (\(session.identity.subject)) and as the device preference")
+                    console.say("biometric unlock \(state) for session \(session.id) (\(session.identity.subject)) and as the device preference")
                 } else {
-                    console.line("biometric unlock \(state) as the device preference (no current session)")
+                    console.say("biometric unlock \(state) as the device preference (no current session)")
                 }
             }
             return 0

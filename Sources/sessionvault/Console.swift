@@ -27,6 +27,10 @@ struct Console: Sendable {
         return style.apply(to: text)
     }
 
+    /// A plain line (no colour) that quotes text from outside (a path, a subject): written with
+    /// its control characters escaped (see `TerminalText`).
+    func say(_ text: String) { line(TerminalText.escaped(text)) }
+
     /// One line on stderr: `Error: message`.
     func error(_ message: String) { Self.write("Error: \(Self.oneLine(message))\n", to: STDERR_FILENO) }
 

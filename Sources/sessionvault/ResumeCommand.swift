@@ -11,13 +11,16 @@ struct ResumeCommand: AsyncParsableCommand {
             For corrupted it recovers as an app would: wipes the vault and its key and leaves a \
             tombstone saying why (not with --dry-run). It never wipes on a wrong key, a key it \
             cannot find, or a file with no vault header and no tombstone: those may be a mistyped \
-            path, so it prints a hint to use `wipe --yes` instead. Exit status 0 whenever a path \
-            was decided.
-            """)
+            path, so it prints a hint to use `wipe --yes --without-key` instead. --dry-run decides \
+            on a private copy of the files, so nothing of the vault changes. Exit status 0 when a \
+            path was decided and acted on; 2 when the key does not open the vault and 3 when the \
+            recovery was withheld for another reason (the path is printed all the same).
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
 
     func validate() throws { try options.requireKey() }
+
     @OptionGroup var clock: ClockOptions
 
     @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
@@ -65,6 +68,11 @@ struct ResumeCommand: AsyncParsableCommand {
             } else {
                 printText(path, recovery, now: now, console: console)
             }
+            // The path is printed either way; the status keeps the one table: a key that does not
+            // open the vault is 2, a recovery withheld for another reason is "refused" (3).
+            if case .withheld = recovery, case .corrupted(let reason) = path {
+                return reason.kind == .wrongKey || reason.kind == .keyMissing ? CLIFailure.keyProblem : CLIFailure.refused
+            }
             return 0
         }
     }
@@ -109,7 +117,7 @@ struct ResumeCommand: AsyncParsableCommand {
     /// given: only proceed when the file is proven to be this vault (header present, or a
     /// tombstone left by an interrupted wipe) and the key was not simply wrong or absent.
     static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, options: VaultOptions) -> String? {
-        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
+        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --without-key --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
         switch reason.kind {
         case .wrongKey:
             return "not wiped: the key does not match this vault (a different key file or passphrase?); \(wipe)"

@@ -111,6 +111,6 @@ extension VaultInspection {
         }
 
         heading("Tombstone")
-        console.line("  " + (tombstone.map { console.paint($0.summary, .yellow) } ?? "none"))
+        console.line("  " + (tombstone.map { console.paint(TerminalText.escaped($0.summary), .yellow) } ?? "none"))
     }
 }

@@ -60,9 +60,9 @@ struct BadInputTests {
         #expect(textResult.isOneLineError)
         #expect(textResult.stderr.contains("not a SessionVault vault"))
 
-        // resume decides (a file with no header) but does not wipe it.
+        // resume decides (a file with no header) but refuses to wipe it (exit 3).
         let resumed = try await CLI.run(["resume", "--vault", text, "--key-file", key, "--json"])
-        #expect(resumed.status == 0)
+        #expect(resumed.status == 3)
         #expect(resumed.json?["reason"] as? String == "headerDamaged")
         #expect(resumed.json?["recovered"] as? Bool == false)
         #expect(FileManager.default.contents(atPath: text) == Data("hello\n".utf8))
