@@ -19,12 +19,20 @@ struct ResumeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: VaultOptions
 
-    func validate() throws { try options.requireKey() }
+    func validate() throws {
+        try options.requireKey()
+        // Without --dry-run resume may recover (wipe): a custody record would certify files it changed.
+        if evidence && !dryRun { throw ValidationError("--evidence needs --dry-run") }
+    }
 
     @OptionGroup var clock: ClockOptions
 
     @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
     var dryRun = false
+
+    @Flag(name: .customLong("evidence"),
+          help: "With --dry-run: add the chain-of-custody record (digests, sizes, times of the files read; tool and engine versions).")
+    var evidence = false
 
     /// What happened after a `corrupted` decision.
     enum Recovery {
@@ -42,11 +50,15 @@ struct ResumeCommand: AsyncParsableCommand {
             let location = try options.location()
             let keys = try options.keyProvider()
             let path: ResumePath
+            var record: CustodyRecord?
             if dryRun {
                 // A dry run decides on a private copy: opening the original could checkpoint its
                 // log or migrate its schema, which is a change (see `EvidenceCopy`).
+                let ranAt = Date()
                 path = try await options.withEvidenceCopy { copy in
-                    Self.naming(try await decide(location: location, keys: keys, now: now, database: copy.copy.database), copy)
+                    let decided = Self.naming(try await decide(location: location, keys: keys, now: now, database: copy.copy.database), copy)
+                    if evidence { record = CustodyRecord(command: "resume --dry-run", ranAt: ranAt, copy: copy, opened: location.databaseExists) }
+                    return decided
                 }
             } else {
                 path = try await decide(location: location, keys: keys, now: now, database: options.path)
@@ -64,9 +76,13 @@ struct ResumeCommand: AsyncParsableCommand {
                 }
             }
             if options.json {
-                printJSON(path, recovery, console: console)
+                printJSON(path, recovery, record, console: console)
             } else {
                 printText(path, recovery, now: now, console: console)
+                if let record {
+                    console.line()
+                    record.print(console)
+                }
             }
             // The path is printed either way; the status keeps the one table: a key that does not
             // open the vault is 2, a recovery withheld for another reason is "refused" (3).
@@ -130,8 +146,9 @@ struct ResumeCommand: AsyncParsableCommand {
         }
     }
 
-    private func printJSON(_ path: ResumePath, _ recovery: Recovery, console: Console) {
+    private func printJSON(_ path: ResumePath, _ recovery: Recovery, _ record: CustodyRecord?, console: Console) {
         guard case .object(var members) = path.json else { return }
+        if let record { members["evidence"] = record.json }
         members["vault"] = .string(options.path)
         members["tombstone"] = Vault.tombstone(at: options.path)?.json ?? .null
         switch recovery {

@@ -37,6 +37,12 @@ struct ForensicContractTests {
         #expect(text.status == 0)
         #expect(text.stdout.contains("Evidence (chain of custody)"))
         #expect(text.stdout.contains(digest.files["vault.db"] ?? "?"))
+
+        let dry = try await vault.run(["resume"], ["--dry-run", "--evidence", "--json"])
+        #expect(dry.status == 0)
+        #expect((dry.json?["evidence"] as? [String: Any])?["originalsUnchanged"] as? Bool == true)
+        let notDry = try await vault.run(["resume"], ["--evidence"])
+        #expect(notDry.status == 64, "a record is only given for a run that changes nothing")
     }
 
     @Test func inspectWithoutTheKeyIsMarkedUnauthenticated() async throws {

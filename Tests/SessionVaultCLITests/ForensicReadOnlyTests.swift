@@ -21,6 +21,7 @@ struct ForensicReadOnlyTests {
             ["export-key"] + v + k + ["--json"],
             ["resume"] + v + k + ["--dry-run"],
             ["resume"] + v + k + ["--dry-run", "--json"],
+            ["resume"] + v + k + ["--dry-run", "--evidence"],
         ]
     }
 
