@@ -27,7 +27,10 @@ struct CLIFailure: Error, CustomStringConvertible {
     /// that cannot be read now) get `keyStatus`: 2 (`ExitStatus.keyProblem`) for every command.
     init(_ error: VaultError, keyStatus: Int32 = CLIFailure.keyProblem) {
         switch error {
-        case .corrupted(let reason) where reason.kind == .wrongKey || reason.kind == .keyMissing:
+        case .corrupted(let reason) where reason.kind == .keyMissing:
+            // The same words resume uses: the vault is most likely fine and the path mistyped.
+            self.init("no key was found for this vault (keyMissing: a mistyped --key-file?): \(reason.detail)", status: keyStatus)
+        case .corrupted(let reason) where reason.kind == .wrongKey:
             self.init("\(error)", status: keyStatus)
         case .corrupted:
             self.init("\(error) (run `sessionvault resume` to recover, or `sessionvault wipe --yes`)")

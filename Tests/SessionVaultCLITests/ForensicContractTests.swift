@@ -82,6 +82,12 @@ struct ForensicContractTests {
             let error = result.json?["error"] as? [String: Any]
             #expect(error?["status"] as? Int == 2, "\(command): stdout is one JSON error object")
         }
+        // A mistyped key file reads the same in every command: a hint, not "corrupted".
+        for command in [["inspect"], ["verify"], ["events"], ["export-key"]] {
+            let result = try await CLI.run(command + ["--vault", vault.path, "--key-file", vault.directory.file("typo.key")])
+            #expect(result.status == 2, "\(command)")
+            #expect(result.stderr.contains("a mistyped --key-file?"), "\(command): \(result.stderr)")
+        }
         // A damaged vault with --json: one object on stdout, holding the report and the error.
         try await vault.damageDatabase(at: 5000)
         let damaged = try await vault.run(["inspect"], ["--json"])
