@@ -6,17 +6,21 @@ import SessionVault
 struct BiometricCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "biometric",
-        abstract: "Turn biometric unlock on or off for the current session and the device preference.")
+        abstract: "Turn biometric unlock on or off for the current session and the device preference.",
+        discussion: ExitStatus.table)
 
     @Argument(help: ArgumentHelp("enable or disable."))
     var setting: BiometricSetting
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
+
     @OptionGroup var clock: ClockOptions
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let session = try await options.withExistingVault(now: now) { vault in
                 try await vault.setBiometricUnlock(setting.isEnabled)
@@ -30,9 +34,9 @@ struct BiometricCommand: AsyncParsableCommand {
             } else {
                 let state = setting.isEnabled ? "enabled" : "disabled"
                 if let session {
-                    console.line("biometric unlock \(state) for session \(session.id) (\(session.identity.subject)) and as the device preference")
+                    console.say("biometric unlock \(state) for session \(session.id) (\(session.identity.subject)) and as the device preference")
                 } else {
-                    console.line("biometric unlock \(state) as the device preference (no current session)")
+                    console.say("biometric unlock \(state) as the device preference (no current session)")
                 }
             }
             return 0

@@ -3,8 +3,7 @@ import SessionVault
 
 /// A failure the CLI reports as one line on stderr (never a stack trace) with an exit status.
 ///
-/// Statuses: 0 success; 1 failure or damage found; 2 key missing or wrong (for the commands whose
-/// table says so); 64 usage error (ArgumentParser's `ValidationError`).
+/// Statuses: see `ExitStatus`, the one table every command keeps.
 struct CLIFailure: Error, CustomStringConvertible {
     let message: String
     let status: Int32
@@ -14,16 +13,24 @@ struct CLIFailure: Error, CustomStringConvertible {
         self.status = status
     }
 
-    static let failure: Int32 = 1
-    static let keyProblem: Int32 = 2
+    static let failure: Int32 = ExitStatus.damaged
+    static let keyProblem: Int32 = ExitStatus.keyProblem
+    static let refused: Int32 = ExitStatus.refused
 
     var description: String { message }
 
+    /// The same failure with its message rewritten (e.g. a private copy's path replaced by the
+    /// original's).
+    func rewritten(_ transform: (String) -> String) -> CLIFailure { CLIFailure(transform(message), status: status) }
+
     /// A vault error as a failure. Key problems (wrong or missing key, a key file refused, a key
-    /// that cannot be read now) get `keyStatus`: 2 for inspect, verify and export-key, 1 elsewhere.
-    init(_ error: VaultError, keyStatus: Int32 = CLIFailure.failure) {
+    /// that cannot be read now) get `keyStatus`: 2 (`ExitStatus.keyProblem`) for every command.
+    init(_ error: VaultError, keyStatus: Int32 = CLIFailure.keyProblem) {
         switch error {
-        case .corrupted(let reason) where reason.kind == .wrongKey || reason.kind == .keyMissing:
+        case .corrupted(let reason) where reason.kind == .keyMissing:
+            // The same words resume uses: the vault is most likely fine and the path mistyped.
+            self.init("no key was found for this vault (keyMissing: a mistyped --key-file?): \(reason.detail)", status: keyStatus)
+        case .corrupted(let reason) where reason.kind == .wrongKey:
             self.init("\(error)", status: keyStatus)
         case .corrupted:
             self.init("\(error) (run `sessionvault resume` to recover, or `sessionvault wipe --yes`)")
@@ -34,31 +41,35 @@ struct CLIFailure: Error, CustomStringConvertible {
         }
     }
 
-    /// Runs a command body: a thrown failure becomes one line on stderr and its exit status; a
-    /// non-zero status returned by the body exits with it. Usage errors pass through to
-    /// ArgumentParser (exit 64 with the help hint).
-    static func reporting(_ console: Console, keyStatus: Int32 = CLIFailure.failure,
+    /// Runs a command body: a thrown failure becomes one line on stderr and its exit status
+    /// (with `json`, also `{"error": {"message", "status"}}` on stdout, so a script reading
+    /// stdout always gets one JSON object); a non-zero status returned by the body exits with
+    /// it. Usage errors pass through to ArgumentParser (exit 64 with the help hint).
+    static func reporting(_ console: Console, keyStatus: Int32 = CLIFailure.keyProblem, json: Bool = false,
                           _ body: () async throws -> Int32) async throws {
         let status: Int32
+        func fail(_ message: String, _ code: Int32) -> ExitCode {
+            console.error(message)
+            if json {
+                console.line(JSONValue.object(["error": .object(["message": .string(Console.oneLine(message)), "status": .int(Int64(code))])]).rendered())
+            }
+            return ExitCode(code)
+        }
         do {
             status = try await body()
         } catch let failure as CLIFailure {
-            console.error(failure.message)
-            throw ExitCode(failure.status)
+            throw fail(failure.message, failure.status)
         } catch let error as VaultError {
             let failure = CLIFailure(error, keyStatus: keyStatus)
-            console.error(failure.message)
-            throw ExitCode(failure.status)
+            throw fail(failure.message, failure.status)
         } catch let error as KeyProviderError {
-            console.error("\(error)")
-            throw ExitCode(keyStatus)
+            throw fail("\(error)", keyStatus)
         } catch let error as ValidationError {
             throw error
         } catch let error as ExitCode {
             throw error
         } catch {
-            console.error("\(error)")
-            throw ExitCode(failure)
+            throw fail("\(error)", failure)
         }
         if status != 0 { throw ExitCode(status) }
     }

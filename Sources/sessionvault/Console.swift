@@ -27,6 +27,10 @@ struct Console: Sendable {
         return style.apply(to: text)
     }
 
+    /// A plain line (no colour) that quotes text from outside (a path, a subject): written with
+    /// its control characters escaped (see `TerminalText`).
+    func say(_ text: String) { line(TerminalText.escaped(text)) }
+
     /// One line on stderr: `Error: message`.
     func error(_ message: String) { Self.write("Error: \(Self.oneLine(message))\n", to: STDERR_FILENO) }
 
@@ -34,8 +38,10 @@ struct Console: Sendable {
     func warning(_ message: String) { Self.write("Warning: \(Self.oneLine(message))\n", to: STDERR_FILENO) }
 
     /// Messages come from errors that may quote multi-line SQL: keep them to one line.
+    /// Control characters left (from a path or a subject quoted in the message) are escaped,
+    /// never sent to the terminal (see `TerminalText`).
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        TerminalText.escaped(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
     }
 
     /// write(2) until every byte is out; unbuffered, so stdout and stderr stay in order.

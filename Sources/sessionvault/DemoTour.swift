@@ -24,7 +24,7 @@ struct DemoTour {
     func run() async throws {
         try prepareDirectory()
         console.line(console.paint("SessionVault demo: one vault through every resume path", .bold))
-        console.line("Files in \(directory) (cleaned first). The tour's clock starts now, \(TimeFormat.iso(start)), and moves by hand.")
+        console.say("Files in \(directory) (cleaned first). The tour's clock starts now, \(TimeFormat.iso(start)), and moves by hand.")
 
         step(1, "Create a root key")
         do { try KeyFileProvider.create(at: keyPath) } catch { throw CLIFailure("\(keyPath): \(error)") }
@@ -96,17 +96,17 @@ struct DemoTour {
     }
 
     private func detail(_ label: String, _ value: String) {
-        console.line("   " + console.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim) + value)
+        console.say("   " + console.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim) + value)
     }
 
-    private func note(_ text: String) { console.line("   " + console.paint(text, .dim)) }
+    private func note(_ text: String) { console.say("   " + console.paint(text, .dim)) }
 
     /// `→ expired    accessTokenExpired` and what the app does.
     private func show(_ path: ResumePath) {
         if let reason = path.reasonText {
-            console.line("   → " + console.paint(path.name.padding(toLength: 11, withPad: " ", startingAt: 0), path.style) + reason)
+            console.say("   → " + console.paint(path.name.padding(toLength: 11, withPad: " ", startingAt: 0), path.style) + reason)
         } else {
-            console.line("   → " + console.paint(path.name, path.style))
+            console.say("   → " + console.paint(path.name, path.style))
         }
         note("the app: \(path.advice)")
     }

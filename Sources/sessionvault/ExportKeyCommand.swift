@@ -12,37 +12,48 @@ import Darwin
 struct ExportKeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export-key",
-        abstract: "Print the database key as a PRAGMA line for the stock sqlcipher shell (a warning goes to stderr).",
+        abstract: "Print the statements that open the vault in a stock sqlcipher shell, key first (a warning goes to stderr).",
         discussion: """
-            Prints the single line PRAGMA key = "x'<64 hex>'"; then add PRAGMA cipher_page_size = 4096; \
-            in the shell, and on a SQLCipher 4.x shell also PRAGMA cipher_hmac_algorithm = HMAC_SHA1; \
-            PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1; (the vault pins SQLCipher 3's settings; \
-            3.x shells ignore these two). The key opens the pages only: tokens stay sealed under a separate key. \
-            Exit status: 0 printed, 1 the vault cannot be read, 2 key missing or wrong.
-            """)
+            Prints, one per line: PRAGMA key = "x'<64 hex>'"; then cipher_page_size 4096, kdf_iter \
+            64000, cipher_hmac_algorithm HMAC_SHA1 and cipher_kdf_algorithm PBKDF2_HMAC_SHA1. Pasted as \
+            is into `sqlcipher <vault>` it opens the vault in a 3.x shell (Debian's 3.4.1) and a 4.x \
+            shell alike. With --json: {"vault", "statements": [...]}. The key opens the pages only: \
+            tokens stay sealed under a separate key. The vault's files are only read.
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
 
     @Option(help: ArgumentHelp("The output form; only sqlcipher exists.", valueName: "format"))
-    var format: ExportKeyFormat
+    var format: ExportKeyFormat = .sqlcipher
 
-    func validate() throws {
-        if options.json { throw ValidationError("export-key prints one PRAGMA line; --json is not supported") }
-    }
+    func validate() throws { try options.requireKey() }
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console, keyStatus: CLIFailure.keyProblem) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let location = try options.location()
             try location.requireVault()
             let keys = try options.keyProvider(keyStatus: CLIFailure.keyProblem)
-            let rawKey = try Vault.exportDatabaseKey(at: options.path, keys: keys)
+            // The header and key check are read from the private copy too: nothing of the
+            // original is opened for more than a read.
+            let rawKey = try await options.withEvidenceCopy { copy in
+                try Vault.exportDatabaseKey(at: copy.copy.database, keys: keys)
+            }
             console.warning("""
                 stdout carries the database key of \(options.path): with it and a copy of the file anyone can read \
                 the vault's metadata (tokens stay sealed). Keep it out of shell history, tickets and chat.
                 """)
             // The key goes from locked memory to the descriptor with write(2); no String holds it.
-            let written = Self.write("PRAGMA key = \"") && rawKey.withUnsafeBytes(Self.write) && Self.write("\";\n")
+            // Its hex digits and the recipe's text need no JSON escaping beyond the quotes.
+            let written: Bool
+            if options.json {
+                written = Self.write("{\"vault\":" + JSONValue.string(options.path).rendered() + ",\"statements\":[\"PRAGMA key = \\\"")
+                    && rawKey.withUnsafeBytes(Self.write)
+                    && Self.write("\\\";\"" + ExportKeyRecipe.settings.map { ",\"\($0)\"" }.joined() + "]}\n")
+            } else {
+                written = Self.write(ExportKeyRecipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(ExportKeyRecipe.keySuffix)
+                    && Self.write("\n" + ExportKeyRecipe.settings.joined(separator: "\n") + "\n")
+            }
             guard written else { throw CLIFailure("the key could not be written to standard output") }
             return 0
         }
@@ -50,6 +61,10 @@ struct ExportKeyCommand: AsyncParsableCommand {
 
     private static func write(_ text: StaticString) -> Bool {
         Console.write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), to: STDOUT_FILENO)
+    }
+
+    private static func write(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { Console.write($0, to: STDOUT_FILENO) }
     }
 
     private static func write(_ bytes: UnsafeRawBufferPointer) -> Bool { Console.write(bytes, to: STDOUT_FILENO) }

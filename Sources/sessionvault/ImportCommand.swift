@@ -9,10 +9,14 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Store a token response (Supabase GoTrue or RFC 6749 JSON, on standard input) as the current session.",
         discussion: """
             Creates the vault (and, with --key-file, its key) when absent. With --passphrase-stdin \
-            the first line of standard input is the passphrase and the rest is the token response.
-            """)
+            the first line of standard input is the passphrase and the rest is the token response. \
+            It says when it created the key file, and when nothing changed (the same tokens again).
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
+
     @OptionGroup var clock: ClockOptions
 
     @Flag(help: "Turn on biometric unlock for this session (default: keep the device's preference).")
@@ -20,7 +24,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             if location.databaseExists { try location.requireVault() } else { try location.requireCreatable() }
@@ -41,11 +45,20 @@ struct ImportCommand: AsyncParsableCommand {
             guard response.identity != nil else {
                 throw CLIFailure("standard input: the token response names no user (no user.id, and no sub claim in the access or ID token)")
             }
+            // A key file that is absent now and present after the open was made by it: say so,
+            // the user must keep it.
+            let keyExisted = options.keyFile.map { FileManager.default.fileExists(atPath: $0) } ?? true
             let vault = try Vault.open(at: options.path, keys: keys, clock: { now }, create: true)
+            let keyCreated = !keyExisted && options.keyFile.map { FileManager.default.fileExists(atPath: $0) } == true
             let session: Session
             let path: ResumePath
+            let changed: Bool
             do {
+                // Every write leaves an audit event; storing the tokens already stored is a no-op
+                // and leaves none, so the latest event tells whether anything changed.
+                let latestBefore = try await vault.auditEvents(limit: 1).last?.id
                 session = try await vault.store(response, biometricEnabled: biometric ? true : nil)
+                changed = try await vault.auditEvents(limit: 1).last?.id != latestBefore
                 path = ResumeDecision.decide(try await vault.snapshot(), now: now, policy: vault.policy)
             } catch {
                 await vault.close()
@@ -55,10 +68,21 @@ struct ImportCommand: AsyncParsableCommand {
             if options.json {
                 guard case .object(var members) = path.json else { return 0 }
                 members["created"] = .bool(!location.databaseExists)
+                members["keyCreated"] = .bool(keyCreated)
+                members["changed"] = .bool(changed)
                 members["session"] = session.json
                 console.line(JSONValue.object(members).rendered())
             } else {
-                console.line("\(location.databaseExists ? "stored in" : "created") \(options.path): session for \(session.identity.subject)")
+                if !location.databaseExists {
+                    console.say("created \(options.path): session for \(session.identity.subject)")
+                } else if changed {
+                    console.say("stored in \(options.path): session for \(session.identity.subject)")
+                } else {
+                    console.say("nothing changed in \(options.path): these tokens are already stored for \(session.identity.subject)")
+                }
+                if keyCreated, let keyFile = options.keyFile {
+                    console.say("created key file \(keyFile) (32 random bytes, mode 0600): keep it, the vault cannot be opened without it")
+                }
                 var table = TextTable(indent: 2)
                 for row in session.rows(now: now) { table.add(row) }
                 table.add("resume path", TextTable.Cell(path.summary, path.style))

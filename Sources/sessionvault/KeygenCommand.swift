@@ -6,7 +6,8 @@ import SessionVault
 struct KeygenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
-        abstract: "Create a new random root key file (mode 0600). Never overwrites an existing file.")
+        abstract: "Create a new random root key file (mode 0600). Never overwrites an existing file.",
+        discussion: ExitStatus.table)
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp("Where to write the new key file.", valueName: "path"),
             completion: .file(), transform: PathText.withDirectory)
@@ -40,7 +41,7 @@ struct KeygenCommand: AsyncParsableCommand {
             if json {
                 console.line(JSONValue.object(["keyFile": .string(keyFile), "mode": .string("0600"), "created": .bool(true)]).rendered())
             } else {
-                console.line("created key file \(keyFile) (32 random bytes, mode 0600)")
+                console.say("created key file \(keyFile) (32 random bytes, mode 0600)")
                 console.line(console.paint("Keep it apart from backups of the vault: the file and its key together open it.", .dim))
             }
             return 0

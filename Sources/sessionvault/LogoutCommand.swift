@@ -6,14 +6,18 @@ import SessionVault
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Sign out: delete the current session's tokens; the vault then resumes as missing (signedOut).")
+        abstract: "Sign out: delete the current session's tokens; the vault then resumes as missing (signedOut).",
+        discussion: ExitStatus.table)
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws { try options.requireKey() }
+
     @OptionGroup var clock: ClockOptions
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let (session, path) = try await options.withExistingVault(now: now) { vault in
                 let session = try await vault.currentSession()
@@ -27,9 +31,9 @@ struct LogoutCommand: AsyncParsableCommand {
                 console.line(JSONValue.object(members).rendered())
             } else {
                 if let session {
-                    console.line("signed out session \(session.id) (\(session.identity.subject)); its tokens are deleted")
+                    console.say("signed out session \(session.id) (\(session.identity.subject)); its tokens are deleted")
                 } else {
-                    console.line("no current session; the vault is marked signed out")
+                    console.say("no current session; the vault is marked signed out")
                 }
                 var table = TextTable(indent: 2)
                 table.add("resume path", TextTable.Cell(path.summary, path.style))

@@ -7,7 +7,7 @@ struct RekeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt the vault under a new root key; afterwards the old key no longer opens it.",
-        discussion: "The new key file is created (as by keygen) when it does not exist yet.")
+        discussion: "The new key file is created (as by keygen) when it does not exist yet." + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
 
@@ -16,6 +16,7 @@ struct RekeyCommand: AsyncParsableCommand {
     var newKeyFile: String
 
     func validate() throws {
+        try options.requireKey()
         if newKeyFile.isEmpty { throw ValidationError("--new-key-file needs a path") }
         if let keyFile = options.keyFile,
            URL(fileURLWithPath: keyFile).standardizedFileURL.path == URL(fileURLWithPath: newKeyFile).standardizedFileURL.path {
@@ -25,7 +26,7 @@ struct RekeyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let created = try await options.withExistingVault(now: Date()) { vault in
                 var created = false
                 if FileManager.default.fileExists(atPath: newKeyFile) {
@@ -53,8 +54,8 @@ struct RekeyCommand: AsyncParsableCommand {
                     "createdKeyFile": .bool(created),
                 ]).rendered())
             } else {
-                if created { console.line("created key file \(newKeyFile) (32 random bytes, mode 0600)") }
-                console.line("re-encrypted \(options.path) under the key in \(newKeyFile)")
+                if created { console.say("created key file \(newKeyFile) (32 random bytes, mode 0600)") }
+                console.say("re-encrypted \(options.path) under the key in \(newKeyFile)")
                 console.line(console.paint("The old key no longer opens this vault; destroy it once you no longer need it.", .dim))
             }
             return 0

@@ -11,15 +11,28 @@ struct ResumeCommand: AsyncParsableCommand {
             For corrupted it recovers as an app would: wipes the vault and its key and leaves a \
             tombstone saying why (not with --dry-run). It never wipes on a wrong key, a key it \
             cannot find, or a file with no vault header and no tombstone: those may be a mistyped \
-            path, so it prints a hint to use `wipe --yes` instead. Exit status 0 whenever a path \
-            was decided.
-            """)
+            path, so it prints a hint to use `wipe --yes --without-key` instead. --dry-run decides \
+            on a private copy of the files, so nothing of the vault changes. Exit status 0 when a \
+            path was decided and acted on; 2 when the key does not open the vault and 3 when the \
+            recovery was withheld for another reason (the path is printed all the same).
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
+
+    func validate() throws {
+        try options.requireKey()
+        // Without --dry-run resume may recover (wipe): a custody record would certify files it changed.
+        if evidence && !dryRun { throw ValidationError("--evidence needs --dry-run") }
+    }
+
     @OptionGroup var clock: ClockOptions
 
     @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
     var dryRun = false
+
+    @Flag(name: .customLong("evidence"),
+          help: "With --dry-run: add the chain-of-custody record (digests, sizes, times of the files read; tool and engine versions).")
+    var evidence = false
 
     /// What happened after a `corrupted` decision.
     enum Recovery {
@@ -32,11 +45,24 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             let keys = try options.keyProvider()
-            let path = try await decide(location: location, keys: keys, now: now)
+            let path: ResumePath
+            var record: CustodyRecord?
+            if dryRun {
+                // A dry run decides on a private copy: opening the original could checkpoint its
+                // log or migrate its schema, which is a change (see `EvidenceCopy`).
+                let ranAt = Date()
+                path = try await options.withEvidenceCopy { copy in
+                    let decided = Self.naming(try await decide(location: location, keys: keys, now: now, database: copy.copy.database), copy)
+                    if evidence { record = CustodyRecord(command: "resume --dry-run", ranAt: ranAt, copy: copy, opened: location.databaseExists) }
+                    return decided
+                }
+            } else {
+                path = try await decide(location: location, keys: keys, now: now, database: options.path)
+            }
             var recovery = Recovery.notNeeded
             if case .corrupted(let reason) = path {
                 if let withheld = Self.withholdReason(reason, location: location, options: options) {
@@ -50,9 +76,18 @@ struct ResumeCommand: AsyncParsableCommand {
                 }
             }
             if options.json {
-                printJSON(path, recovery, console: console)
+                printJSON(path, recovery, record, console: console)
             } else {
                 printText(path, recovery, now: now, console: console)
+                if let record {
+                    console.line()
+                    record.print(console)
+                }
+            }
+            // The path is printed either way; the status keeps the one table: a key that does not
+            // open the vault is 2, a recovery withheld for another reason is "refused" (3).
+            if case .withheld = recovery, case .corrupted(let reason) = path {
+                return reason.kind == .wrongKey || reason.kind == .keyMissing ? CLIFailure.keyProblem : CLIFailure.refused
             }
             return 0
         }
@@ -60,14 +95,14 @@ struct ResumeCommand: AsyncParsableCommand {
 
     /// The library's decision. A vault file that does not exist is `missing` (why: the tombstone,
     /// or never signed in); nothing is created.
-    private func decide(location: VaultLocation, keys: any KeyProvider, now: Date) async throws -> ResumePath {
+    private func decide(location: VaultLocation, keys: any KeyProvider, now: Date, database: String) async throws -> ResumePath {
         guard location.databaseExists else {
             let reason: MissingReason = location.tombstone.map { .wipedAfterCorruption($0.reason) } ?? .neverSignedIn
             return ResumeDecision.decide(.empty(reason), now: now, policy: .standard)
         }
         let vault: Vault
         do {
-            vault = try options.open(keys, now: now)
+            vault = try Vault.open(at: database, keys: keys, clock: { now }, create: false)
         } catch {
             switch error {
             case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
@@ -87,11 +122,18 @@ struct ResumeCommand: AsyncParsableCommand {
         }
     }
 
+    /// A decision made on the private copy, with the copy's paths in a corruption detail
+    /// replaced by the original's.
+    private static func naming(_ path: ResumePath, _ copy: EvidenceCopy) -> ResumePath {
+        guard case .corrupted(let reason) = path else { return path }
+        return .corrupted(CorruptionReason(reason.kind, copy.originalPaths(in: reason.detail)))
+    }
+
     /// Why the CLI will not wipe on its own, or nil when it may. A wipe destroys the key it was
     /// given: only proceed when the file is proven to be this vault (header present, or a
     /// tombstone left by an interrupted wipe) and the key was not simply wrong or absent.
     static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, options: VaultOptions) -> String? {
-        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
+        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --without-key --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
         switch reason.kind {
         case .wrongKey:
             return "not wiped: the key does not match this vault (a different key file or passphrase?); \(wipe)"
@@ -104,8 +146,9 @@ struct ResumeCommand: AsyncParsableCommand {
         }
     }
 
-    private func printJSON(_ path: ResumePath, _ recovery: Recovery, console: Console) {
+    private func printJSON(_ path: ResumePath, _ recovery: Recovery, _ record: CustodyRecord?, console: Console) {
         guard case .object(var members) = path.json else { return }
+        if let record { members["evidence"] = record.json }
         members["vault"] = .string(options.path)
         members["tombstone"] = Vault.tombstone(at: options.path)?.json ?? .null
         switch recovery {

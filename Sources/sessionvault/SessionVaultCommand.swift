@@ -11,8 +11,10 @@ struct SessionVaultCommand: AsyncParsableCommand {
         discussion: """
             Every command that reads a vault takes --vault (the database file; its sidecars sit \
             beside it) and --key-file or --passphrase-stdin. Times are ISO 8601 UTC; --now also \
-            takes Unix seconds. --json prints a stable machine-readable form.
-            """,
+            takes Unix seconds. --json prints a stable machine-readable form. The read-only \
+            commands (inspect, verify, events, export-key, resume --dry-run) work on a private copy \
+            of the files and never change the vault.
+            """ + ExitStatus.help,
         version: SessionVaultVersion.current,
         subcommands: [
             KeygenCommand.self, ImportCommand.self, ResumeCommand.self, InspectCommand.self, VerifyCommand.self,

@@ -6,8 +6,9 @@ struct TextTable {
         let text: String
         let style: TextStyle?
 
+        /// `text` is shown with its control characters escaped (see `TerminalText`).
         init(_ text: String, _ style: TextStyle? = nil) {
-            self.text = text
+            self.text = TerminalText.escaped(text)
             self.style = style
         }
 

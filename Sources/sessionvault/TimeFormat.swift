@@ -34,3 +34,14 @@ enum TimeFormat {
         return "\(iso(date)) (\(relative(date, from: now)))"
     }
 }
+
+extension TimeFormat {
+    /// `2026-01-01T09:00:00.123Z`: always milliseconds, for file times in a custody record,
+    /// where two files a few milliseconds apart must not read the same.
+    static func evidence(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -52,13 +52,14 @@ extension VaultInspection {
     }
 
     /// The aligned, sectioned report for people.
-    func printText(vault path: String, eventLimit: Int, console: Console) {
+    /// `originals`: the sizes of the files as given (the report is read from a private copy).
+    func printText(vault path: String, originals: FileSizes? = nil, eventLimit: Int, console: Console) {
         let now = inspectedAt
         func heading(_ text: String) {
             console.line()
             console.line(console.paint(text, .bold))
         }
-        console.line("\(console.paint("Vault", .bold)) \(path)  (inspected at \(TimeFormat.iso(now)), SessionVault \(libraryVersion))")
+        console.line("\(console.paint("Vault", .bold)) \(TerminalText.escaped(path))  (inspected at \(TimeFormat.iso(now)), SessionVault \(libraryVersion))")
 
         heading("Engine")
         var engine = TextTable(indent: 2)
@@ -69,7 +70,7 @@ extension VaultInspection {
         engine.print(console)
 
         heading("Files")
-        files.table(vault: path, indent: 2).print(console)
+        (originals ?? files).table(vault: path, indent: 2).print(console)
 
         heading("Schema version \(schemaVersion)")
         var schema = TextTable(indent: 2)
@@ -110,6 +111,6 @@ extension VaultInspection {
         }
 
         heading("Tombstone")
-        console.line("  " + (tombstone.map { console.paint($0.summary, .yellow) } ?? "none"))
+        console.line("  " + (tombstone.map { console.paint(TerminalText.escaped($0.summary), .yellow) } ?? "none"))
     }
 }

@@ -27,10 +27,16 @@ struct VaultOptions: ParsableArguments {
         if keyFile != nil && passphraseFromStandardInput {
             throw ValidationError("give either --key-file or --passphrase-stdin, not both")
         }
-        if keyFile == nil && !passphraseFromStandardInput {
-            throw ValidationError("a key is needed: give --key-file <path> or --passphrase-stdin")
-        }
         if keyFile?.isEmpty == true { throw ValidationError("--key-file needs a path") }
+    }
+
+    /// Whether a key was named. Only `inspect` works without one; every other command calls
+    /// `requireKey()` from its `validate()`.
+    var hasKey: Bool { keyFile != nil || passphraseFromStandardInput }
+
+    /// Usage error (exit 64) when no key is named.
+    func requireKey() throws {
+        if !hasKey { throw ValidationError("a key is needed: give --key-file <path> or --passphrase-stdin") }
     }
 
     /// Checks `--vault` (see `VaultLocation`).
@@ -41,7 +47,7 @@ struct VaultOptions: ParsableArguments {
     /// never leads to a recovery wipe; a key file that does not exist is left to the library
     /// (a missing key for an existing vault, or a new key for a new one). With
     /// `--passphrase-stdin` the first line of standard input is read now.
-    func keyProvider(keyStatus: Int32 = CLIFailure.failure) throws(CLIFailure) -> any KeyProvider {
+    func keyProvider(keyStatus: Int32 = CLIFailure.keyProblem) throws(CLIFailure) -> any KeyProvider {
         guard let keyFile else {
             do {
                 return try HiddenInput.withEchoOff(prompt: "Passphrase for \(path): ") {
@@ -61,6 +67,11 @@ struct VaultOptions: ParsableArguments {
             }
         }
         return provider
+    }
+
+    /// Opens the private copy of the vault (see `EvidenceCopy`) with `create: false`.
+    func open(_ copy: EvidenceCopy, _ keys: any KeyProvider, now: Date) throws(VaultError) -> Vault {
+        try Vault.open(at: copy.copy.database, keys: keys, clock: { now }, create: false)
     }
 
     /// Opens the existing vault at `--vault` with `create: false`.

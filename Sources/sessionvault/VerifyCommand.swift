@@ -7,42 +7,63 @@ struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Scan the whole vault: every page read, every sealed token opened. Changes nothing.",
-        discussion: "Exit status: 0 intact, 1 damage found (also when found while opening), 2 key missing or wrong.")
+        discussion: """
+            Scans a private copy of the vault's files, so the originals never change. 1 means damage \
+            found (also when found while opening).
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
+    @OptionGroup var clock: ClockOptions
+
+    @Flag(name: .customLong("evidence"), help: "Add the chain-of-custody record (digests, sizes, times of the files read; tool and engine versions).")
+    var evidence = false
+
+    func validate() throws { try options.requireKey() }
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console, keyStatus: CLIFailure.keyProblem) {
+        try await CLIFailure.reporting(console, json: options.json) {
             try options.location().requireVault()
             let keys = try options.keyProvider(keyStatus: CLIFailure.keyProblem)
-            let started = Date()
-            let report: VerificationReport
-            var foundAtOpen = false
-            do {
-                report = try await options.withExistingVault(now: Date(), keys: keys) { try await $0.verify() }
-            } catch {
-                guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
-                // Damage found by the cheap checks at open is damage all the same.
-                report = VerificationReport(pagesScanned: 0, findings: [VerificationFinding(kind: reason.kind, detail: reason.detail)],
-                                            elapsed: Date().timeIntervalSince(started))
-                foundAtOpen = true
-            }
-            if options.json {
-                guard case .object(var members) = report.json else { return 1 }
-                members["vault"] = .string(options.path)
-                members["stage"] = .string(foundAtOpen ? "open" : "scan")
-                console.line(JSONValue.object(members).rendered())
-            } else {
-                printText(report, foundAtOpen: foundAtOpen, console: console)
-            }
-            return report.intact ? 0 : 1
+            return try await options.withEvidenceCopy { copy in try await verify(copy, keys: keys, console: console) }
         }
+    }
+
+    /// Verifies the private copy (see `EvidenceCopy`): the originals are never opened.
+    private func verify(_ copy: EvidenceCopy, keys: any KeyProvider, console: Console) async throws -> Int32 {
+        let started = Date()
+        let report: VerificationReport
+        var foundAtOpen = false
+        do {
+            report = try await options.withOpenCopy(copy, keys: keys, now: clock.now) { try await $0.verify() }
+        } catch {
+            guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
+            // Damage found by the cheap checks at open is damage all the same.
+            report = VerificationReport(pagesScanned: 0, findings: [VerificationFinding(kind: reason.kind, detail: copy.originalPaths(in: reason.detail))],
+                                        elapsed: Date().timeIntervalSince(started))
+            foundAtOpen = true
+        }
+        let record = evidence ? CustodyRecord(command: "verify", ranAt: started, copy: copy, opened: true) : nil
+        if options.json {
+            guard case .object(var members) = report.json else { return 1 }
+            members["vault"] = .string(options.path)
+            members["stage"] = .string(foundAtOpen ? "open" : "scan")
+            if let record { members["evidence"] = record.json }
+            console.line(JSONValue.object(members).rendered())
+        } else {
+            printText(report, foundAtOpen: foundAtOpen, console: console)
+            if let record {
+                console.line()
+                record.print(console)
+            }
+        }
+        return report.intact ? 0 : 1
     }
 
     private func printText(_ report: VerificationReport, foundAtOpen: Bool, console: Console) {
         var table = TextTable()
         table.add("vault", TextTable.Cell(options.path))
+        table.add("checked at", TextTable.Cell(TimeFormat.iso(clock.now)))
         table.add("result", report.intact ? TextTable.Cell("intact", .boldGreen)
                                           : TextTable.Cell("damaged: \(report.findings.count) finding(s)", .boldRed))
         table.add("pages scanned", TextTable.Cell(foundAtOpen ? "0 (the vault did not open)" : String(report.pagesScanned)))

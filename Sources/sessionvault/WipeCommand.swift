@@ -9,8 +9,10 @@ struct WipeCommand: AsyncParsableCommand {
         abstract: "Delete the vault, its sidecars and its key (crypto-shred); a corrupted vault leaves a tombstone saying why.",
         discussion: """
             A key that does not match the vault, is missing, or cannot be checked (no vault header) \
-            is not destroyed: it may belong to another vault. A key that cannot be read right now refuses the wipe: retry later.
-            """)
+            refuses the wipe (exit 3): the path may be mistyped. Add --without-key to wipe anyway; that \
+            key is then kept, as it may belong to another vault. A key that cannot be read right now \
+            refuses the wipe: retry later.
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var clock: ClockOptions
@@ -18,13 +20,18 @@ struct WipeCommand: AsyncParsableCommand {
     @Flag(help: "Confirm: the vault and its key are deleted for good.")
     var yes = false
 
+    @Flag(name: .customLong("without-key"),
+          help: "Wipe even when the key given does not open the vault (wrong, missing, or no header to check it); that key is kept.")
+    var withoutKey = false
+
     func validate() throws {
+        try options.requireKey()
         if !yes { throw ValidationError("wipe deletes the vault and its key for good; add --yes to confirm") }
     }
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
             let location = try options.location()
             guard location.databaseExists || location.headerExists else {
@@ -45,6 +52,12 @@ struct WipeCommand: AsyncParsableCommand {
                     let keepKey = found.kind == .wrongKey || found.kind == .keyMissing
                         || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil)
                     keyDestroyed = !keepKey
+                    if keepKey && !withoutKey {
+                        // Nothing proves this is the vault the user meant: a mistyped --key-file or
+                        // --vault must not cost a vault. Only an explicit --without-key goes on.
+                        throw CLIFailure("not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
+                                         + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
+                    }
                     try Vault.recover(at: options.path, keys: keepKey ? nil : keys, reason: found, now: now)
                 case .unavailable(_, let detail)?:
                     throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
@@ -69,13 +82,13 @@ struct WipeCommand: AsyncParsableCommand {
             return
         }
         guard wiped else {
-            console.line("nothing to wipe: no vault at \(options.path)")
+            console.say("nothing to wipe: no vault at \(options.path)")
             return
         }
-        console.line("wiped \(options.path): database, -wal, -shm, -journal and header deleted")
+        console.say("wiped \(options.path): database, -wal, -shm, -journal and header deleted")
         console.line(keyDestroyed ? "key destroyed (crypto-shred)" : "key left in place: it does not open this vault")
         if let reason {
-            console.line("tombstone written: \(reason.kind.rawValue) (\(Console.oneLine(reason.detail)))")
+            console.say("tombstone written: \(reason.kind.rawValue) (\(Console.oneLine(reason.detail)))")
         }
     }
 }

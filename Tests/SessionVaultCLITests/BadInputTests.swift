@@ -30,7 +30,7 @@ struct BadInputTests {
             (vault.directory.path, "is not a regular file"),
         ]
         for (key, message) in cases {
-            for (command, status) in [(["resume"], Int32(1)), (["inspect"], 2), (["verify"], 2), (["export-key", "--format", "sqlcipher"], 2)] {
+            for (command, status) in [(["resume"], Int32(2)), (["inspect"], 2), (["verify"], 2), (["export-key", "--format", "sqlcipher"], 2)] {
                 let result = try await CLI.run(command + ["--vault", vault.path, "--key-file", key])
                 #expect(result.status == status, "\(command) with \(message)")
                 #expect(result.isOneLineError, "\(command) with \(message)")

@@ -14,7 +14,7 @@ struct EventsCommandTests {
         #expect(!result.leaksToken)
         let events = try #require(result.json?["events"] as? [[String: Any]])
         #expect(events.map { $0["event"] as? String } == ["stored", "biometricEnabled", "biometricDisabled", "signedOut"])
-        #expect(events.map { $0["at"] as? String } == ["2027-01-15T08:00:00Z", "2027-01-15T08:01:00Z", "2027-01-15T08:02:00Z", "2027-01-15T08:03:00Z"])
+        #expect(events.map { $0["at"] as? String } == ["2027-01-15T08:00:00.000Z", "2027-01-15T08:01:00.000Z", "2027-01-15T08:02:00.000Z", "2027-01-15T08:03:00.000Z"])
         #expect((events.first?["fingerprint"] as? String)?.count == 16)
         #expect(events.last?["reason"] as? String == "signedOut")
 
@@ -23,9 +23,37 @@ struct EventsCommandTests {
 
         let text = try await vault.run(["events"])
         let lines = text.stdout.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("TIME                  EVENT") == true)
+        #expect(lines.first?.hasPrefix("TIME                      EVENT") == true)
         #expect(lines.count == 5)
-        #expect(lines.last?.hasPrefix("2027-01-15T08:03:00Z  signedOut") == true)
+        #expect(lines.last?.hasPrefix("2027-01-15T08:03:00.000Z  signedOut") == true)
+    }
+
+    /// Issue 14, point 7: a window in time, in time order, whole session IDs and fingerprints.
+    @Test func aTimelineWindowWithSinceAndUntil() async throws {
+        let vault = try await CLIVault.signedIn()
+        await #expect(try vault.run(["biometric", "enable"], ["--now", "2027-01-15T08:01:00Z"]).status == 0)
+        await #expect(try vault.run(["biometric", "disable"], ["--now", "2027-01-15T08:02:00Z"]).status == 0)
+        await #expect(try vault.run(["logout"], ["--now", "2027-01-15T08:03:00Z"]).status == 0)
+
+        let window = try await vault.run(["events"], ["--since", "2027-01-15T08:01:00Z", "--until", "1800000120", "--json"])
+        #expect(window.status == 0)
+        let events = try #require(window.json?["events"] as? [[String: Any]])
+        #expect(events.map { $0["event"] as? String } == ["biometricEnabled", "biometricDisabled"])
+        #expect(window.json?["since"] as? String == "2027-01-15T08:01:00.000Z")
+
+        let all = try await vault.run(["events"], ["--json"])
+        let times = (all.json?["events"] as? [[String: Any]] ?? []).compactMap { $0["at"] as? String }
+        #expect(times == times.sorted(), "the timeline is in time order")
+        let session = try #require((all.json?["events"] as? [[String: Any]])?.first?["sessionID"] as? String)
+        let text = try await vault.run(["events"], ["--since", "2027-01-15T08:00:00Z"])
+        #expect(text.stdout.contains(session), "the whole session ID, to match server logs")
+        #expect(text.stdout.contains("FINGERPRINT"))
+
+        let empty = try await vault.run(["events"], ["--since", "2030-01-01T00:00:00Z"])
+        #expect(empty.status == 0)
+        #expect(empty.stdout.contains("in that window"))
+        let backwards = try await vault.run(["events"], ["--since", "2027-01-16T00:00:00Z", "--until", "2027-01-15T00:00:00Z"])
+        #expect(backwards.status == 64)
     }
 
     @Test func limitMustBePositive() async throws {

@@ -3,14 +3,30 @@ import Testing
 
 @Suite("sessionvault export-key and the stock sqlcipher shell")
 struct ExportKeyCommandTests {
-    /// `PRAGMA key = "x'<64 lower-case hex>'";` and a newline, nothing else. Checked without
-    /// ever putting the key into a failure message.
+    /// The pinned settings after the key line, in order.
+    static let settings = """
+        PRAGMA cipher_page_size = 4096;
+        PRAGMA kdf_iter = 64000;
+        PRAGMA cipher_hmac_algorithm = HMAC_SHA1;
+        PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
+
+        """
+
+    /// `PRAGMA key = "x'<64 lower-case hex>'";`, a newline, then the settings, nothing else.
+    /// Checked without ever putting the key into a failure message.
     static func isPragmaLine(_ text: String) -> Bool {
-        let prefix = "PRAGMA key = \"x'", suffix = "'\";\n"
+        let prefix = "PRAGMA key = \"x'", suffix = "'\";\n" + settings
         guard text.hasPrefix(prefix), text.hasSuffix(suffix), text.utf8.count == prefix.utf8.count + 64 + suffix.utf8.count else { return false }
         let hex = text.dropFirst(prefix.count).dropLast(suffix.count)
         return hex.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
     }
+
+    /// The SQLCipher 4.x shell another branch builds into the package directory, when present.
+    static let sqlcipher4: String? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let shell = root.appendingPathComponent(".build-sqlcipher4/bin/sqlcipher").path
+        return FileManager.default.isExecutableFile(atPath: shell) ? shell : nil
+    }()
 
     @Test func theLineOpensTheVaultInTheSqlcipherShellButPlainSqliteCannot() async throws {
         let vault = try await CLIVault.signedIn()
@@ -24,10 +40,8 @@ struct ExportKeyCommandTests {
         #expect(!keyInWarning)
 
         let sqlcipher = try #require(CLI.tool("sqlcipher"), "apt package sqlcipher (make deps installs it)")
-        // The settings the vault pins (see ExportKeyCommand's help): a 4.x shell defaults to
-        // SHA512, and a 3.x shell ignores the two PRAGMAs it does not know.
-        let settings = "PRAGMA cipher_page_size = 4096;\nPRAGMA cipher_hmac_algorithm = HMAC_SHA1;\nPRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;\n"
-        let script = exported.stdout + settings + "SELECT subject, tenant, length(refresh_token) > 0 FROM sessions;\n"
+        // Pasted as is, nothing added: the recipe is complete.
+        let script = exported.stdout + "SELECT subject, tenant, length(refresh_token) > 0 FROM sessions;\n"
         let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
         #expect(shell.status == 0, "sqlcipher: \(shell.stderr)")
         // A 4.x shell answers `PRAGMA key` with "ok"; 3.x answers nothing.
@@ -35,6 +49,12 @@ struct ExportKeyCommandTests {
         #expect(rows == ["user-123|tenant-9|1"])
         let leaked = shell.stdout.contains(Fixtures.refreshMarker)
         #expect(!leaked, "the sealed token must stay sealed in the shell")
+        // The 4.x leg runs wherever that shell has been built (it prints "ok" for the key).
+        if let sqlcipher4 = Self.sqlcipher4 {
+            let four = try await CLI.spawn(sqlcipher4, [vault.path], stdin: Data(script.utf8))
+            #expect(four.status == 0, "sqlcipher 4: \(four.stderr)")
+            #expect(four.stdout.hasSuffix("user-123|tenant-9|1\n"))
+        }
 
         let withoutKey = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data("PRAGMA cipher_page_size = 4096;\nSELECT count(*) FROM sessions;\n".utf8))
         #expect(withoutKey.stdout.isEmpty)
@@ -69,14 +89,18 @@ struct ExportKeyCommandTests {
         #expect(wellFormed)
     }
 
-    @Test func formatIsRequiredAndJSONIsRefused() async throws {
+    @Test func formatDefaultsToSqlcipherAndJSONHoldsTheStatements() async throws {
         let vault = try await CLIVault.signedIn()
         let noFormat = try await vault.run(["export-key"])
-        #expect(noFormat.status == 64)
-        #expect(noFormat.stdout.isEmpty)
+        #expect(noFormat.status == 0)
+        let wellFormed = Self.isPragmaLine(noFormat.stdout)
+        #expect(wellFormed)
         let json = try await vault.run(["export-key"], ["--format", "sqlcipher", "--json"])
-        #expect(json.status == 64)
-        #expect(json.stdout.isEmpty)
+        #expect(json.status == 0)
+        let statements = json.json?["statements"] as? [String] ?? []
+        let sameAsText = statements.joined(separator: "\n") + "\n" == noFormat.stdout
+        #expect(sameAsText, "--json holds the same statements as the text")
+        #expect(json.json?["vault"] as? String == vault.path)
         let otherFormat = try await vault.run(["export-key"], ["--format", "hex"])
         #expect(otherFormat.status == 64)
         #expect(otherFormat.stdout.isEmpty)

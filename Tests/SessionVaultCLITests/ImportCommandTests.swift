@@ -87,7 +87,7 @@ struct ImportCommandTests {
 
         let wrong = try await CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
                                 stdin: Data("not the passphrase\n".utf8))
-        #expect(wrong.status == 0)
+        #expect(wrong.status == 2)
         #expect(wrong.json?["path"] as? String == "corrupted")
         #expect(wrong.json?["reason"] as? String == "wrongKey")
         #expect(FileManager.default.fileExists(atPath: path), "a wrong passphrase never wipes")

@@ -84,11 +84,11 @@ struct ResumeCommandTests {
         let otherKey = vault.directory.file("other.key")
         #expect(try await CLI.run(["keygen", "--key-file", otherKey]).status == 0)
         let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", otherKey])
-        #expect(result.status == 0)
+        #expect(result.status == 2)
         #expect(result.stdout.contains("path      corrupted"))
         #expect(result.stdout.contains("reason    wrongKey"))
         #expect(result.stdout.contains("not wiped"))
-        #expect(result.stdout.contains("sessionvault wipe --yes --vault \(vault.path) --key-file \(otherKey)"))
+        #expect(result.stdout.contains("sessionvault wipe --yes --without-key --vault \(vault.path) --key-file \(otherKey)"))
         #expect(vault.exists(vault.path) && vault.exists(vault.header) && vault.exists(otherKey))
         #expect(!vault.exists(vault.tombstone))
     }
@@ -96,7 +96,7 @@ struct ResumeCommandTests {
     @Test func aMissingKeyFileIsReportedButNeverWiped() async throws {
         let vault = try await CLIVault.signedIn()
         let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("typo.key"), "--json"])
-        #expect(result.status == 0)
+        #expect(result.status == 2)
         #expect(result.json?["path"] as? String == "corrupted")
         #expect(result.json?["reason"] as? String == "keyMissing")
         #expect((result.json?["hint"] as? String)?.contains("wipe --yes") == true)

@@ -1,0 +1,41 @@
+import Foundation
+import SessionVault
+
+/// Vaults in the states an investigator receives them in, made for real: files copied aside while
+/// another process had the vault open (a hot write-ahead log), a read-only mount, an older schema.
+enum ForensicVault {
+    /// A signed-in vault whose second session sits only in the write-ahead log: this process
+    /// holds the vault open (its connection's lock keeps the CLI's `import` from checkpointing
+    /// on exit), and the files are copied into a new directory before it closes, as a device
+    /// image taken from a running app would hold them.
+    static func hotWAL() async throws -> CLIVault {
+        let live = try await CLIVault.signedIn()
+        let holder = try Vault.open(at: live.path, keys: KeyFileProvider(path: live.keyPath), create: false)
+        // A write that keeps its log frames (a sign-out or a replacing sign-in truncates the log
+        // on purpose, so that no earlier token survives in it).
+        let second = try await live.run(["biometric", "enable"])
+        guard second.status == 0 else {
+            await holder.close()
+            throw CLIVault.SetupFailed(step: "second write", result: second)
+        }
+        let evidence = CLIVault()
+        for suffix in ["", "-wal", "-shm", "-header"] {
+            try FileManager.default.copyItem(atPath: live.path + suffix, toPath: evidence.path + suffix)
+        }
+        try FileManager.default.copyItem(atPath: live.keyPath, toPath: evidence.keyPath)
+        await holder.close()
+        return evidence
+    }
+
+    /// A signed-in vault at schema version 3: migrations 5 and 4 undone through the stock shell
+    /// with the `export-key` recipe, so any open by this CLI would run them again.
+    static func olderSchema() async throws -> CLIVault {
+        let vault = try await CLIVault.signedIn()
+        let recipe = try await vault.run(["export-key"])
+        guard recipe.status == 0, let sqlcipher = CLI.tool("sqlcipher") else { throw CLIVault.SetupFailed(step: "export-key", result: recipe) }
+        let script = recipe.stdout + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
+        let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
+        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 and 5", result: shell) }
+        return vault
+    }
+}
