@@ -157,25 +157,27 @@ struct OAuthServerTests {
         }
     }
 
-    @Test func manyConcurrentResumesSendOneRefresh() async throws {
+    @Test func aThousandConcurrentFreshTokenCallsSendOneRefresh() async throws {
         try await OAuthTestServer.with { server in
             let client = Client()
             let vault = try client.open()
             try await vault.store(TokenResponse(json: try await server.passwordGrant()), identity: Self.pat)
             let manager = client.manager(vault, server: server)
             client.expire()
-            let outcomes = await withTaskGroup(of: ResumeOutcome.self) { group in
-                for _ in 0..<12 { group.addTask { await manager.resume() } }
-                var all: [ResumeOutcome] = []
-                for await outcome in group { all.append(outcome) }
+            // 1,000 API calls at once, each asking for a fresh access token.
+            let answers = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<1_000 {
+                    group.addTask {
+                        guard case .token(_, let session) = await manager.freshAccessToken() else { return "no token" }
+                        return session.accessTokenFingerprint?.hex ?? "-"
+                    }
+                }
+                var all: [String] = []
+                for await answer in group { all.append(answer) }
                 return all
             }
-            let fingerprints = outcomes.map { outcome -> String in
-                if case .home(let session) = outcome { return session.refreshTokenFingerprint?.hex ?? "-" }
-                return "not home: \(outcome)"
-            }
-            #expect(Set(fingerprints).count == 1, "every caller got the one refreshed session: \(fingerprints)")
-            #expect(fingerprints.first == (try await vault.currentSession())?.refreshTokenFingerprint?.hex)
+            #expect(Set(answers).count == 1, "every caller got the one refreshed access token: \(Set(answers))")
+            #expect(answers.first == (try await vault.currentSession())?.accessTokenFingerprint?.hex)
             #expect(try await server.requestCounts()["refresh_token"] == 1, "one refresh reached the server")
         }
     }
