@@ -11,7 +11,7 @@ import SessionVault
 // The fixture is built before the loop (outside `measuredLoop`); files go under
 // $SESSIONVAULT_BENCH_DIR (default Benchmarks/.build/bench-data), directory "profile-<sessions>".
 
-let scenarios = ["launch-vault", "launch-unencrypted", "launch-naive", "rotate-vault", "rotate-unencrypted", "verify-vault", "verify-unencrypted"]
+let scenarios = ["launch-vault", "launch-unencrypted", "launch-naive", "launch-enginefloor", "rotate-vault", "rotate-unencrypted", "verify-vault", "verify-unencrypted"]
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, scenarios.contains(arguments[1]), let iterations = Int(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: SessionVaultProfile <\(scenarios.joined(separator: "|"))> <iterations> [sessions]\n".utf8))
@@ -43,8 +43,10 @@ func runScenario() async throws -> TimeInterval {
             blackHoleValue(ResumeDecision.decide(snapshot, now: Date(), policy: vault.policy))
             await vault.close()
         }
-    case "launch-unencrypted", "launch-naive":
-        let launch = try await PlainLaunch.make(fixture: fixture, variant: scenario == "launch-naive" ? .naive : .unencrypted)
+    case "launch-unencrypted", "launch-naive", "launch-enginefloor":
+        // enginefloor: the raw-keyed copy of the vault file, the vault's pinned settings, no vault code.
+        let variant: PlainLaunch.Variant = scenario == "launch-naive" ? .naive : scenario == "launch-enginefloor" ? .rawKey : .unencrypted
+        let launch = try await PlainLaunch.make(fixture: fixture, variant: variant)
         elapsed = try await measuredLoop(iterations) { blackHoleValue(try launch.run(now: Date(), policy: .standard)) }
     case "rotate-vault":
         let vault = try fixture.open()
