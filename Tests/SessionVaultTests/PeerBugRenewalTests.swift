@@ -17,15 +17,6 @@ struct PeerBugRenewalTests {
                       policy: ResumeManagerTests.noIdle, clock: vault.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
-    /// The next sleeper of the auto-refresh loop with a deadline later than `after`.
-    func sleeper(_ clock: SteppedClock, after: Date) async -> Date? {
-        let end = Date().addingTimeInterval(30)
-        while Date() < end {
-            if let deadline = clock.pendingDeadlines.first(where: { $0 > after }) { return deadline }
-            try? await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return clock.pendingDeadlines.first { $0 > after }
-    }
 
     // supabase-swift #630: when one auto-refresh failed (airplane mode, a failed call), the SDK's
     // refresh loop stopped for good: it only scheduled the next refresh from a successful one.
@@ -48,7 +39,7 @@ struct PeerBugRenewalTests {
         for failure in 1...3 {
             #expect(await server.waitForRequests(failure), "attempt \(failure) reached the server")
             // The loop did not give up: it sleeps a backoff's length, not until the next expiry.
-            let retry = try #require(await sleeper(clock, after: last), "a retry is scheduled after failure \(failure)")
+            let retry = try #require(await clock.waitForSleeper(after: last), "a retry is scheduled after failure \(failure)")
             #expect(retry < last.addingTimeInterval(60), "a backoff, not the next expiry")
             #expect(await manager.isAutoRefreshing)
             clock.advance(to: retry)
@@ -56,12 +47,12 @@ struct PeerBugRenewalTests {
         }
         #expect(await server.waitForRequests(4))
         // Refreshed: the next refresh is scheduled for the new token, an hour on, and it happens.
-        let next = try #require(await sleeper(clock, after: last.addingTimeInterval(60)))
+        let next = try #require(await clock.waitForSleeper(after: last.addingTimeInterval(60)))
         #expect(next > last.addingTimeInterval(3000))
         server.enqueue(.json(PeerBugLaunchTests.rotated("next-cycle")))
         clock.advance(to: next)
         #expect(await server.waitForRequests(5), "the schedule lived on after the outage")
-        _ = await sleeper(clock, after: next)
+        _ = await clock.waitForSleeper(after: next)
         await manager.stopAutoRefresh()
         let check = try fixture.open(policy: ResumeManagerTests.noIdle)
         let current = try #require(try await check.currentSession())

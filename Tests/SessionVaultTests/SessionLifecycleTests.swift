@@ -217,7 +217,7 @@ struct SessionLifecycleTests {
         clock.advance(to: retry)
         #expect(await server.waitForRequests(2))
         // Refreshed: asleep until the new token's turn, an hour on.
-        let next = try #require(await waitForSleeper(clock, after: retry))
+        let next = try #require(await clock.waitForSleeper(after: retry))
         #expect(next > retry.addingTimeInterval(3000))
         #expect(server.requestCount == 2)
         await manager.stopAutoRefresh()
@@ -242,14 +242,6 @@ struct SessionLifecycleTests {
         #expect(stored.hasRefreshToken)
     }
 
-    /// The next sleeper with a deadline later than `after`.
-    func waitForSleeper(_ clock: SteppedClock, after: Date) async -> Date? {
-        for _ in 0..<6_000 {
-            if let deadline = clock.pendingDeadlines.first(where: { $0 > after }) { return deadline }
-            try? await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return nil
-    }
 }
 
 /// An API's 401 for the access token alone, the refresher's own deadline, and GoTrue's parent

@@ -44,6 +44,16 @@ final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
         return pendingDeadlines.first
     }
 
+    /// Waits until someone sleeps until a deadline later than `after` (the loop's next turn).
+    func waitForSleeper(after: Date, timeout: TimeInterval = 30) async -> Date? {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if let deadline = pendingDeadlines.first(where: { $0 > after }) { return deadline }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return pendingDeadlines.first { $0 > after }
+    }
+
     /// Moves the time to `date` and wakes every sleeper whose deadline has come.
     func advance(to date: Date) {
         manual.set(date)
