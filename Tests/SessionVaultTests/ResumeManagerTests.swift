@@ -178,16 +178,14 @@ struct ResumeManagerTests {
 
     @Test func aLateRefreshResultNeverOverwritesTheNextUser() async throws {
         _ = try await storeExpiredSession()
-        let answer = ResponseGate()
-        server.enqueue(ScriptedResponse.json(Self.refreshed("late-result")).held(by: answer))
+        server.enqueue(.json(Self.refreshed("late-result"), delay: 0.5))
         let manager = manager()
         async let outcome = manager.resume()
-        #expect(await server.waitForRequests(1), "the refresh is out")
+        try await Task.sleep(nanoseconds: 150_000_000)
         // Meanwhile: sign out and a different user signs in on the same vault.
         let vault = try fixture.open()
         try await vault.signOut()
         let next = try await vault.store(TokenResponse(json: Fixtures.oauthJSON(refresh: "next-user")))
-        answer.open()
         let result = await outcome
         if case .home(let session) = result { #expect(session.id == next.id, "never the old user's late result") }
         let current = try #require(try await vault.currentSession())
@@ -200,15 +198,13 @@ struct ResumeManagerTests {
     @Test func aLateIdentityLessResultNeverLandsInTheSameUsersNextSession() async throws {
         // Every new session starts at token version 1: only the session id tells them apart.
         _ = try await storeExpiredSession()
-        let answer = ResponseGate()
-        server.enqueue(ScriptedResponse.json(#"{"access_token":"late-access","token_type":"bearer","expires_in":3600,"refresh_token":"late-refresh"}"#).held(by: answer))
+        server.enqueue(.json(#"{"access_token":"late-access","token_type":"bearer","expires_in":3600,"refresh_token":"late-refresh"}"#, delay: 0.5))
         let manager = manager()
         async let outcome = manager.resume()
-        #expect(await server.waitForRequests(1), "the refresh is out")
+        try await Task.sleep(nanoseconds: 150_000_000)
         let vault = try fixture.open()
         try await vault.signOut()
         let next = try await vault.store(Fixtures.goTrue(refresh: "same-user-again"))
-        answer.open()
         _ = await outcome
         let current = try #require(try await vault.currentSession())
         #expect(current.id == next.id)
@@ -218,15 +214,13 @@ struct ResumeManagerTests {
 
     @Test func aLateRefusalNeverSignsOutTheNextSession() async throws {
         _ = try await storeExpiredSession()
-        let answer = ResponseGate()
-        server.enqueue(ScriptedResponse.json(status: 400, #"{"error":"invalid_grant"}"#).held(by: answer))
+        server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#, delay: 0.5))
         let manager = manager()
         async let outcome = manager.resume()
-        #expect(await server.waitForRequests(1), "the refresh is out")
+        try await Task.sleep(nanoseconds: 150_000_000)
         let vault = try fixture.open()
         try await vault.signOut()
         let next = try await vault.store(Fixtures.goTrue(refresh: "next-session"))
-        answer.open()
         _ = await outcome
         #expect(try await vault.currentSession()?.id == next.id, "the next session survived the late invalid_grant")
     }

@@ -33,7 +33,7 @@ struct VaultOpener {
         do {
             let shared = try VaultOwnership.structureLock(files, shared: true)
             defer { shared.unlock() }
-            if !needsExclusiveOpen(), let opened = try openHoldingStructureLock(exclusive: false) { return opened }
+            if let opened = try openHoldingStructureLock(exclusive: false) { return opened }
         }
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
@@ -41,18 +41,9 @@ struct VaultOpener {
         return opened
     }
 
-    /// Whether this open may write the vault's files: create the database, or roll a rekey
-    /// forward. Decided again under the exclusive lock by the open itself.
-    private func needsExclusiveOpen() -> Bool {
-        // Absent, or not to be examined now: the exclusive path decides.
-        guard (try? FileIO.status(files.database)) != nil else { return true }
-        if (try? HeaderFile.read(at: files.header))??.rekeyPending == true { return true }
-        return false
-    }
-
     /// - Parameter exclusive: whether the structure lock is held exclusively; when it is not and
-    ///   the open turns out to need to create the vault or finish a rekey (the files changed since
-    ///   `needsExclusiveOpen` looked), nil: take it exclusively and call again.
+    ///   the open needs to create the vault or finish a rekey, nil (before anything is written):
+    ///   take it exclusively and call again. The files are read once on the ordinary launch.
     private func openHoldingStructureLock(exclusive: Bool) throws(VaultError) -> Opened? {
         var header = try HeaderFile.read(at: files.header)
         // Before anything is written (a rekey finished, a leftover removed, a vault created):
