@@ -19,7 +19,7 @@ struct DemoCommandTests {
                 "→ corrupted  notADatabase",
                 "→ missing    wipedAfterCorruption:notADatabase",
             ], "run \(run)")
-            #expect(output.contains("Schema version 5"))
+            #expect(output.range(of: "Schema version [0-9]+", options: .regularExpression) != nil)
             #expect(output.contains("Tombstone\n  notADatabase at "))
             #expect(output.contains("empty reason          wipedAfterCorruption:notADatabase"))
             // The tour's sample tokens never reach the screen.

@@ -51,6 +51,16 @@ struct GoldenVaultTests {
         try await vault.rotate(TokenResponse(accessToken: try Token("next-access"), expiresIn: 3600, refreshToken: try Token("v1.next-refresh"), identity: nil))
         #expect(try await vault.refreshToken()?.hasSameValue(as: try Token("v1.next-refresh")) == true)
         await vault.close()
+        // 0.1.0 wrote no header tag and no state seal: the first open signed and sealed it, and
+        // the record beside the key follows the generation.
+        let keys = try VaultKeys(root: golden.keys.rootKey(recorded: .stored, create: false).bytes)
+        let header = try #require(try HeaderFile.read(at: golden.path + "-header"))
+        #expect(header.authenticity(with: keys) == .authentic)
+        let record = try #require(try golden.keys.generationRecord())
+        #expect(GenerationWitness.decode(record, keys: keys)?.generation == header.generation)
+        let reopened = try Vault.open(at: golden.path, keys: golden.keys, create: false)
+        #expect(try await reopened.refreshToken()?.hasSameValue(as: try Token("v1.next-refresh")) == true)
+        await reopened.close()
     }
 
     @Test("0.1.0, signed out: no session, and the reason is signedOut", arguments: ["0.1.0"])

@@ -49,7 +49,9 @@ struct RekeyTests {
         let header = try #require(try HeaderFile.read(at: fixture.files.header))
         var pending = header
         pending.rekeyPending = true
-        try HeaderFile(path: fixture.files.header, header: header).write(pending, durable: true)
+        // Signed by the new key, as the rekey's own switch writes it.
+        let newVaultKeys = try VaultKeys(root: newKeys.rootKey(recorded: nil, create: false).bytes)
+        try HeaderFile(path: fixture.files.header, header: header, keys: newVaultKeys).write(pending, durable: true)
 
         let recovered = try Vault.open(at: fixture.path, keys: newKeys, clock: fixture.clock.function, create: false)
         let token = try #require(try await recovered.refreshToken())

@@ -14,6 +14,7 @@ public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
     fileprivate let lock = NSLock()
     fileprivate var key: SecretBytes?
     private var state: State = .available
+    fileprivate var record: [UInt8]?
 
     /// A provider with a fresh random key, or `key` when given.
     public init(key: SecretBytes? = nil) throws {
@@ -60,6 +61,18 @@ extension InMemoryKeyProvider {
     public func destroyKey() throws(KeyProviderError) {
         lock.lock()
         key = nil
+        lock.unlock()
+    }
+
+    public func generationRecord() throws(KeyProviderError) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return record
+    }
+
+    public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {
+        lock.lock()
+        self.record = record
         lock.unlock()
     }
 }

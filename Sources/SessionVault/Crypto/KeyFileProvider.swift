@@ -195,6 +195,7 @@ extension KeyFileProvider {
         }
         do {
             try FileIO.removeIfPresent(path)
+            try removeGenerationRecord()
             try FileIO.removeTemporarySiblings(of: path)
             try FileIO.fsyncDirectory(FileIO.parentDirectory(of: path))
         } catch {

@@ -15,6 +15,20 @@ public protocol KeyProvider: Sendable {
 
     /// Destroys the stored key (crypto-shred) when the vault is wiped.
     func destroyKey() throws(KeyProviderError)
+
+    /// The generation record last stored beside the key (opaque bytes the vault made and
+    /// authenticated), or nil when there is none or this provider keeps none.
+    ///
+    /// Why beside the key: a database put back together with its header from an older copy
+    /// is consistent in itself; only a record kept elsewhere tells that the vault had been
+    /// further. A Keychain item can carry it (as a second item, or the key item's generic
+    /// attribute); `KeyFileProvider` keeps it in `<key file>.generation`.
+    func generationRecord() throws(KeyProviderError) -> [UInt8]?
+
+    /// Stores the generation record beside the key, replacing the previous one. Called after
+    /// commits; it need not be durable (a record that lags is accepted, one that leads is the
+    /// proof of a restore).
+    func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError)
 }
 
 extension KeyProvider {
@@ -22,4 +36,10 @@ extension KeyProvider {
     /// nothing: deleting the vault header already destroys the salt and key check value. A
     /// provider that stores a key (key file, keychain item) deletes it.
     public func destroyKey() throws(KeyProviderError) {}
+
+    /// No record: a provider that cannot keep one beside its key (a passphrase) leaves the
+    /// restore of a whole older copy of the files undetected.
+    public func generationRecord() throws(KeyProviderError) -> [UInt8]? { nil }
+
+    public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {}
 }

@@ -14,4 +14,9 @@ enum Sodium {
         randombytes_buf(&bytes, count)
         return bytes
     }
+
+    /// Whether two tags are equal, in time that does not depend on where they differ.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.count == rhs.count && sodium_memcmp(lhs, rhs, lhs.count) == 0
+    }
 }

@@ -8,6 +8,8 @@ import CSodium
 /// | 2 | field key: XChaCha20-Poly1305 seal of each token |
 /// | 3 | fingerprint key: keyed BLAKE2b of a token |
 /// | 4 | key check: keyed BLAKE2b of a fixed label, stored in the plaintext header |
+/// | 5 | integrity: keyed BLAKE2b tags that bind the vault's state to its generation (`StateSeal`), |
+/// |   | the header's fields (`VaultHeader`) and the generation kept beside the key (`GenerationWitness`) |
 ///
 /// Separate subkeys mean a leak of one (say, the database key exported for the `sqlcipher`
 /// shell) does not open the sealed tokens or forge fingerprints.
@@ -16,6 +18,8 @@ final class VaultKeys: Sendable {
     private let databaseKey: SecretBytes
     let fieldKey: SecretBytes
     let fingerprintKey: SecretBytes
+    /// Tags what a copy of older files could otherwise bring back unnoticed (see `integrityTag`).
+    private let integrityKey: SecretBytes
     /// Public: tells "wrong key" from "damaged file" without touching the database.
     let keyCheckValue: [UInt8]
 
@@ -27,6 +31,7 @@ final class VaultKeys: Sendable {
             databaseKey = try Self.derive(1, from: root)
             fieldKey = try Self.derive(2, from: root)
             fingerprintKey = try Self.derive(3, from: root)
+            integrityKey = try Self.derive(5, from: root)
             let check = try Self.derive(4, from: root)
             var value = [UInt8](repeating: 0, count: 16)
             check.withBytePointer { key, keyCount in
@@ -46,6 +51,17 @@ final class VaultKeys: Sendable {
                 _ = crypto_kdf_derive_from_key(subkey, count, id, context, rootBytes)
             }
         })
+    }
+
+    /// A 16-byte keyed BLAKE2b tag of `label` followed by `message`. The label keeps the tags of
+    /// different records (state seal, header, generation witness) from standing in for each other.
+    func integrityTag(_ label: String, _ message: [UInt8]) -> [UInt8] {
+        let input = Array(label.utf8) + [0] + message
+        var tag = [UInt8](repeating: 0, count: 16)
+        integrityKey.withBytePointer { key, keyCount in
+            _ = crypto_generichash(&tag, 16, input, UInt64(input.count), key, keyCount)
+        }
+        return tag
     }
 
     /// SQLCipher's raw-key string `x'<64 hex>'` (67 bytes), built fresh in locked memory on each

@@ -12,16 +12,21 @@ final class HeaderFile {
     private(set) var current: VaultHeader
     /// The key check value of the header this file was opened with: the key this process uses.
     private let openedKeyCheckValue: [UInt8]
+    /// Signs every slot this file writes (see `VaultHeader.authenticity`); nil only in tests
+    /// that make the unsigned headers of older releases.
+    private let keys: VaultKeys?
 
     /// Writes a new header file atomically and durably (both slots), then opens it for updates.
-    static func create(at path: String, header: VaultHeader) throws(FileIOError) -> HeaderFile {
+    static func create(at path: String, header: VaultHeader, keys: VaultKeys?) throws(FileIOError) -> HeaderFile {
+        var header = header
+        header.tag = VaultHeader.tag(ofSlot: header.encodedSlot(signedWith: keys))
         var older = header
         older.sequence = header.sequence &- 1
         var bytes = [UInt8](repeating: 0, count: VaultHeader.fileSize)
-        bytes.replaceSubrange(header.slotOffset..<(header.slotOffset + VaultHeader.slotSize), with: header.encodedSlot())
-        bytes.replaceSubrange(older.slotOffset..<(older.slotOffset + VaultHeader.slotSize), with: older.encodedSlot())
+        bytes.replaceSubrange(header.slotOffset..<(header.slotOffset + VaultHeader.slotSize), with: header.encodedSlot(signedWith: keys))
+        bytes.replaceSubrange(older.slotOffset..<(older.slotOffset + VaultHeader.slotSize), with: older.encodedSlot(signedWith: keys))
         try FileIO.writeAtomically(path, contents: bytes, mode: 0o600, overwrite: true)
-        return try HeaderFile(path: path, header: header)
+        return try HeaderFile(path: path, header: header, keys: keys)
     }
 
     /// The newest valid header at `path`: nil when there is no file; `.headerDamaged` when the
@@ -47,8 +52,9 @@ final class HeaderFile {
         return header
     }
 
-    init(path: String, header: VaultHeader) throws(FileIOError) {
+    init(path: String, header: VaultHeader, keys: VaultKeys?) throws(FileIOError) {
         self.path = path
+        self.keys = keys
         self.current = header
         self.openedKeyCheckValue = header.keyCheckValue
         self.descriptor = try FileIO.openRegularFile(path, O_RDWR)
@@ -59,11 +65,15 @@ final class HeaderFile {
     /// Writes `header` (with the next sequence number) into the slot not holding the newest copy.
     /// `durable` adds an fsync: needed when the key check value or derivation changes, not for a
     /// generation that only follows a durable database commit.
-    func write(_ header: VaultHeader, durable: Bool) throws(FileIOError) {
+    /// - Parameter newKeys: signs with these instead of the file's own: a rekey's switch to the
+    ///   new key's header.
+    func write(_ header: VaultHeader, durable: Bool, signedWith newKeys: VaultKeys? = nil) throws(FileIOError) {
         catchUpWithDisk()
         var next = header
         next.sequence = current.sequence &+ 1
-        let slot = next.encodedSlot()
+        let slot = next.encodedSlot(signedWith: newKeys ?? keys)
+        // What is kept in memory is what the disk now holds, tag included.
+        next.tag = VaultHeader.tag(ofSlot: slot)
         let written = slot.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(next.slotOffset)) }
         try FileIO.valueOrErrno(written, "pwrite", path)
         guard written == slot.count else { throw FileIOError(operation: "pwrite", path: path, errno: EIO) }

@@ -13,6 +13,12 @@ import CSodium
 /// LMDB's meta pages). Generation-only updates are not fsynced: the database commit before them
 /// is, so after a crash the header can lag the database (accepted, then repaired) but never lead
 /// it, and a lead is therefore proof of rollback.
+///
+/// Each slot also carries a keyed tag (bytes 88..<104, integrity subkey): the BLAKE2b checksum
+/// catches a torn or rotted slot, but anyone can recompute it, so a header edited to an older
+/// generation beside an older database read as consistent. Headers written before the tag
+/// existed carry zeroes there; the open signs such a header before it seals the database, so a
+/// sealed database beside an unsigned header is never the library's own doing (see `VaultOpener`).
 struct VaultHeader: Sendable, Equatable {
     static let formatVersion: UInt16 = 1
     static let slotSize = 128
@@ -32,6 +38,20 @@ struct VaultHeader: Sendable, Equatable {
     var keyCheckValue: [UInt8]
     /// Set while `rekey` swaps in a re-encrypted file.
     var rekeyPending: Bool
+    /// The keyed tag as read (all zeroes when unsigned); recomputed on every encode.
+    var tag: [UInt8] = [UInt8](repeating: 0, count: 16)
+
+    /// What the keyed tag says about a header read from disk.
+    enum Authenticity: Equatable {
+        case authentic
+        /// Written before headers were signed (zeroes where the tag goes).
+        case unsigned
+        /// A tag that this key did not make: the header was edited.
+        case forged
+    }
+
+    static let tagLabel = "SessionVault header v1"
+    private static let tagRange = 88..<104
 
     init(generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false) {
         self.sequence = sequence
@@ -44,7 +64,29 @@ struct VaultHeader: Sendable, Equatable {
     /// The slot this header is written to.
     var slotOffset: Int { Int(sequence % 2) * Self.slotSize }
 
-    func encodedSlot() -> [UInt8] {
+    /// The slot's bytes, tagged with `keys` when given (unsigned otherwise: only tests and the
+    /// golden files of older releases write that).
+    func encodedSlot(signedWith keys: VaultKeys?) -> [UInt8] {
+        var out = unsignedSlotPrefix()
+        if let keys { out.replaceSubrange(Self.tagRange, with: keys.integrityTag(Self.tagLabel, Array(out[0..<Self.tagRange.lowerBound]))) }
+        let digest = Self.checksum(out[0..<Self.checksummed])
+        out.replaceSubrange(Self.checksummed..<Self.slotSize, with: digest)
+        return out
+    }
+
+    /// The tag an encoded slot carries.
+    static func tag(ofSlot slot: [UInt8]) -> [UInt8] { Array(slot[tagRange]) }
+
+    /// Checks the tag read from disk against the one `keys` makes for these fields.
+    func authenticity(with keys: VaultKeys) -> Authenticity {
+        if tag.allSatisfy({ $0 == 0 }) { return .unsigned }
+        let expected = keys.integrityTag(Self.tagLabel, Array(unsignedSlotPrefix()[0..<Self.tagRange.lowerBound]))
+        return Sodium.constantTimeEqual(expected, tag) ? .authentic : .forged
+    }
+
+    /// The fields laid out in a slot, without tag and checksum: canonical, so the same fields
+    /// always give the same bytes to tag.
+    private func unsignedSlotPrefix() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Self.slotSize)
         out.replaceSubrange(0..<6, with: Self.magic)
         Self.put(UInt64(Self.formatVersion), into: &out, at: 6, width: 2)
@@ -64,8 +106,6 @@ struct VaultHeader: Sendable, Equatable {
             out.replaceSubrange(56..<(56 + min(salt.count, 16)), with: salt.prefix(16))
         }
         out.replaceSubrange(72..<(72 + min(keyCheckValue.count, 16)), with: keyCheckValue.prefix(16))
-        let digest = Self.checksum(out[0..<Self.checksummed])
-        out.replaceSubrange(Self.checksummed..<Self.slotSize, with: digest)
         return out
     }
 
@@ -96,8 +136,10 @@ struct VaultHeader: Sendable, Equatable {
         case 1: derivation = .argon2id(salt: Array(slot[56..<72]), opsLimit: get(slot, 40, 8), memLimit: get(slot, 48, 8))
         default: return nil
         }
-        return VaultHeader(generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
-                           sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
+        var header = VaultHeader(generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
+                                 sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
+        header.tag = Array(slot[tagRange])
+        return header
     }
 
     private static func checksum(_ bytes: ArraySlice<UInt8>) -> [UInt8] {

@@ -51,7 +51,7 @@ struct VaultVerifier {
                     var found = try structure(connection)
                     found += try migrationHistory(connection)
                     found += try records(connection)
-                    found += try state(connection)
+                    found += try state(connection, recordsIntact: found.isEmpty)
                     return found
                 }
             } catch is PageAuthenticationFailure {
@@ -117,7 +117,7 @@ struct VaultVerifier {
             // A newer library's schema this one may not read: the open sets such a vault aside
             // before verify can run; reached only by a file changed while open.
             case .futureSchema, .newerFormat: kind = .futureSchema
-            case .malformedHistory, .sqlite: kind = .structuralDamage
+            case .malformedHistory, .sqlite, .completionFailed: kind = .structuralDamage
             }
             return [VerificationFinding(kind: kind, detail: error.description, table: "schema_migrations")]
         }
@@ -141,9 +141,9 @@ struct VaultVerifier {
         return findings
     }
 
-    /// The state row: present, a positive generation not behind the header's, and a current
-    /// session that exists.
-    private func state(_ connection: Connection) throws(SQLiteError) -> [VerificationFinding] {
+    /// The state row: present, a positive generation not behind the header's, a current session
+    /// that exists, and a seal that matches them (a page put back from an older copy does not).
+    private func state(_ connection: Connection, recordsIntact: Bool) throws(SQLiteError) -> [VerificationFinding] {
         let statement = try connection.prepare("SELECT current_session_id, generation FROM vault_state WHERE singleton = 1")
         guard try statement.step() else {
             return [VerificationFinding(kind: .invariantViolation, detail: "the vault_state row is missing", table: "vault_state")]
@@ -169,6 +169,12 @@ struct VaultVerifier {
                 findings.append(VerificationFinding(kind: .invariantViolation, detail: "the current session \(current) does not exist",
                                                     table: "vault_state", sessionID: current))
             }
+        }
+        // A file whose schema predates the seal (read here without migrating) has none to check.
+        // Checked when nothing else was found: damage with a name of its own keeps that name.
+        let sealed = try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'vault_state' AND sql LIKE '%state_mac%'") ?? 0
+        if sealed > 0, recordsIntact, findings.isEmpty, let mismatch = try StateSeal.mismatch(connection, keys: keys) {
+            findings.append(VerificationFinding(kind: mismatch.kind, detail: mismatch.detail, table: "sessions", sessionID: current))
         }
         return findings
     }

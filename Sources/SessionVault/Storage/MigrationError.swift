@@ -12,6 +12,8 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     case malformedHistory(String)
     /// The database failed while migrating.
     case sqlite(SQLiteError)
+    /// A migration's step in Swift (after its SQL) failed; the migration was rolled back.
+    case completionFailed(version: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -25,6 +27,8 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
             return "migration history is malformed: \(detail)"
         case .sqlite(let error):
             return "migration failed: \(error)"
+        case .completionFailed(let version, let detail):
+            return "migration \(version) could not be completed: \(detail)"
         }
     }
 }

@@ -77,8 +77,10 @@ struct Migrator: Sendable {
     }
 
     /// Validates, then applies every pending migration. Returns the versions it applied.
+    /// - Parameter completing: runs inside each migration's transaction, after its SQL, with its
+    ///   version: for a step SQL cannot do (migration 6 seals the existing state with a key).
     @discardableResult
-    func migrate(_ connection: Connection, now: Int64) throws(MigrationError) -> [Int] {
+    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
         let history = try applied(in: connection)
         let fromNewerLibrary = history.contains { $0.version > newestVersion }
         try validate(history, readableSince: fromNewerLibrary ? try readableSince(in: connection) : nil)
@@ -96,14 +98,17 @@ struct Migrator: Sendable {
             do {
                 try connection.transaction {
                     try connection.execute(migration.sql)
+                    try completing(migration.version, connection)
                     try connection.run(
                         "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
                         [.integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum), .integer(now)])
                 }
             } catch let error as SQLiteError {
                 throw .sqlite(error)
+            } catch let error as MigrationError {
+                throw error
             } catch {
-                throw .malformedHistory("\(error)")
+                throw .completionFailed(version: migration.version, detail: "\(error)")
             }
             appliedNow.append(migration.version)
         }

@@ -87,6 +87,16 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// The column as stored, whatever its type (a REAL, which the vault never writes, as text).
+    func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(int64(column))
+        case SQLITE_BLOB: return .blob(blob(column) ?? [])
+        default: return text(column).map(SQLValue.text) ?? .null
+        }
+    }
+
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
     private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 }

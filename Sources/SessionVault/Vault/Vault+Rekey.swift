@@ -59,6 +59,7 @@ extension Vault {
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
                 try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])
+                try StateSeal.seal(connection, keys: fresh, schema: "rekeyed")
             }
         } catch {
             try? FileIO.removeIfPresent(copy)
@@ -76,7 +77,7 @@ extension Vault {
             try FileIO.syncFile(copy)
             // Durable switch point: from here an open rolls forward to the new key.
             try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue,
-                                         rekeyPending: true), durable: true)
+                                         rekeyPending: true), durable: true, signedWith: fresh)
         } catch {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
@@ -88,7 +89,7 @@ extension Vault {
             for sidecar in [files.wal, files.sharedMemory] { try FileIO.removeIfPresent(sidecar) }
             try FileIO.valueOrErrno(rename(copy, files.database), "rename", files.database)
             try FileIO.fsyncDirectory(files.directory)
-            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true)
+            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true, signedWith: fresh)
         } catch {
             // The header says "pending": the next open finishes the switch.
             dropConnection()

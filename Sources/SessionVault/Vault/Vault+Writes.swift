@@ -295,6 +295,8 @@ extension Vault {
                 }
                 try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
                                    [.integer(now.unixMilliseconds)])
+                // Last: the seal covers what the body and the generation step wrote.
+                try StateSeal.seal(connection, keys: keys)
                 if apply != nil && !changedElsewhere {
                     committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").map { UInt64($0) }
                 }
@@ -320,6 +322,7 @@ extension Vault {
             // The commit stands; a lagging header is repaired on the next open.
             logger.warning("header generation not recorded", metadata: ["vault.operation": "\(operation)", "error": "\(error)"])
         }
+        GenerationWitness.store(state, keys: keys, in: keyProvider)
         return result
     }
 

@@ -50,7 +50,14 @@ struct VaultOpener {
         // the files at these paths must be ours.
         let databaseStatus = try VaultOwnership.databaseStatus(files)
         if !exclusive && (databaseStatus == nil || header?.rekeyPending == true) { return nil }
-        if let pending = header, pending.rekeyPending { header = try finishRekey(pending) }
+        // A pending rekey is finished under the new key (the one the pending header names), so
+        // that the finished header is signed by it; a provider without that key finishes nothing.
+        var unlocked: VaultKeys?
+        if let pending = header, pending.rekeyPending {
+            let keys = try unlock(pending)
+            header = try finishRekey(pending, keys: keys)
+            unlocked = keys
+        }
         // A rekey that crashed before its header switch leaves a copy nobody will use.
         if header?.rekeyPending != true { try? FileIO.removeIfPresent(files.rekeyTemporary) }
 
@@ -70,10 +77,14 @@ struct VaultOpener {
             throw .corrupted(CorruptionReason(.truncated, "the database is \(databaseSize) bytes, not a whole number of \(VaultHeader.cipherPageSize)-byte pages"))
         }
 
-        let keys = try unlock(header)
+        let keys: VaultKeys
+        if let unlocked { keys = unlocked } else { keys = try unlock(header) }
+        // Read before the database, like the header: another process writes it only after its
+        // commit, so what is read here can only be behind the snapshot the open reads next.
+        let witnessed = witnessedGeneration(keys: keys)
         var connection: Connection? = try connectWaitingOutLocks(keys: keys)
         do {
-            if let live = connection { return try finishOpening(live, header: header, keys: keys) }
+            if let live = connection { return try finishOpening(live, header: header, keys: keys, witnessed: witnessed) }
         } catch {
             // Closing normally would checkpoint the write-ahead log into the database and delete
             // it: the evidence that tells a damaged log from a rollback would be gone for the
@@ -121,8 +132,40 @@ struct VaultOpener {
         return (try unlock(header), header)
     }
 
+    /// The header's keyed tag (see `VaultHeader`). An unsigned header is one written before
+    /// headers were signed: it is signed here, durably, before the migration that seals the
+    /// database runs, so a sealed database never sits beside an unsigned header of ours.
+    private func checkSignature(of header: VaultHeader, connection: Connection, keys: VaultKeys) throws(VaultError) {
+        switch header.authenticity(with: keys) {
+        case .authentic:
+            return
+        case .forged:
+            throw .corrupted(CorruptionReason(.headerDamaged, "the header's keyed tag does not match its fields: it was edited without the key"))
+        case .unsigned:
+            let history: [AppliedMigration]
+            do { history = try migrator.applied(in: connection) } catch { throw .corrupted(CorruptionReason(.structuralDamage, error.description)) }
+            if history.contains(where: { $0.version >= StateSeal.migrationVersion }) {
+                throw .corrupted(CorruptionReason(.headerDamaged, "the header is unsigned beside a sealed database: it was replaced or edited"))
+            }
+            do {
+                try HeaderFile(path: files.header, header: header, keys: keys).write(header, durable: true)
+            } catch {
+                throw .io(error)
+            }
+        }
+    }
+
+    /// The generation the key provider kept (see `GenerationWitness`), when it holds one of
+    /// this key. Ahead of the database, it means the vault's files, header included, were put
+    /// back from an older copy. Only read here: writes keep it current (an open writes nothing
+    /// beside the key, so a forensic open of a copy leaves the original's record alone).
+    private func witnessedGeneration(keys: VaultKeys) -> GenerationWitness? {
+        ((try? keyProvider.generationRecord()) ?? nil).flatMap { GenerationWitness.decode($0, keys: keys) }
+    }
+
     /// Schema, state and generation checks on a connection whose first read succeeded.
-    private func finishOpening(_ connection: Connection, header: VaultHeader, keys: VaultKeys) throws(VaultError) -> Opened {
+    private func finishOpening(_ connection: Connection, header: VaultHeader, keys: VaultKeys, witnessed: GenerationWitness?) throws(VaultError) -> Opened {
+        try checkSignature(of: header, connection: connection, keys: keys)
         try migrate(connection, keys: keys)
         let state = try load(connection, keys: keys)
         if state.generation < header.generation {
@@ -135,8 +178,11 @@ struct VaultOpener {
                 "the database is at generation \(state.generation) but the header saw \(header.generation)"
                 + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back")))
         }
+        if let witnessed, witnessed.vaultID == state.vaultID, witnessed.generation > state.generation {
+            throw .corrupted(CorruptionReason(.rollback, "the key provider recorded generation \(witnessed.generation) but the database and its header are at \(state.generation): the vault's files were put back from an older copy"))
+        }
         let headerFile: HeaderFile
-        do { headerFile = try HeaderFile(path: files.header, header: header) } catch { throw .io(error) }
+        do { headerFile = try HeaderFile(path: files.header, header: header, keys: keys) } catch { throw .io(error) }
         // The header lags after a crash between commit and header write: catch it up.
         do { try headerFile.recordGeneration(state.generation) } catch { throw .io(error) }
         return Opened(connection: connection, keys: keys, header: headerFile, state: state)
@@ -166,7 +212,8 @@ struct VaultOpener {
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         let headerFile: HeaderFile
         do {
-            headerFile = try HeaderFile.create(at: files.header, header: VaultHeader(generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue))
+            headerFile = try HeaderFile.create(at: files.header, header: VaultHeader(generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue),
+                                               keys: keys)
         } catch {
             throw .io(error)
         }
@@ -276,7 +323,11 @@ struct VaultOpener {
     /// Checks the recorded migrations against the shipped ones, then applies the pending ones.
     func migrate(_ connection: Connection, keys: VaultKeys) throws(VaultError) {
         do {
-            try migrator.migrate(connection, now: now.unixMilliseconds)
+            try migrator.migrate(connection, now: now.unixMilliseconds) { version, connection in
+                // Migration 6 introduces the state seal: the state it finds is sealed in the same
+                // transaction, so no sealed schema ever holds an unsealed state.
+                if version == StateSeal.migrationVersion { try StateSeal.seal(connection, keys: keys, assigningID: true) }
+            }
         } catch {
             switch error {
             case .checksumMismatch: throw .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
@@ -289,6 +340,7 @@ struct VaultOpener {
                 throw .newerFormat(NewerVaultFormat(readableSince: readableSince, newestKnown: newestKnown))
             case .malformedHistory: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
             case .sqlite(let sqliteError): throw CorruptionDiagnosis(files: files, keys: keys).classify(sqliteError)
+            case .completionFailed: throw .corrupted(CorruptionReason(.invariantViolation, error.description))
             }
         }
     }
@@ -336,7 +388,7 @@ struct VaultOpener {
 
     /// Completes a rekey that stopped after its header switch: the re-encrypted copy replaces
     /// the database (roll forward), then the pending flag is cleared.
-    private func finishRekey(_ header: VaultHeader) throws(VaultError) -> VaultHeader {
+    private func finishRekey(_ header: VaultHeader, keys: VaultKeys) throws(VaultError) -> VaultHeader {
         do {
             if FileIO.exists(files.rekeyTemporary) {
                 for sidecar in [files.wal, files.sharedMemory] { try FileIO.removeIfPresent(sidecar) }
@@ -345,7 +397,7 @@ struct VaultOpener {
             }
             var done = header
             done.rekeyPending = false
-            let file = try HeaderFile(path: files.header, header: header)
+            let file = try HeaderFile(path: files.header, header: header, keys: keys)
             try file.write(done, durable: true)
             return file.current
         } catch {

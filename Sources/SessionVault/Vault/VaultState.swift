@@ -9,6 +9,8 @@ struct VaultState {
     var emptyReason: MissingReason
     var serverClockOffset: TimeInterval
     var biometricPreference: Bool
+    /// Tells this vault from a later one at the same path (migration 6; see `GenerationWitness`).
+    var vaultID: [UInt8]? = nil
 
     /// `state` with its session gone: the "before" of a vault that was wiped, so that what the
     /// fresh vault holds is reported as new.
@@ -24,10 +26,12 @@ struct VaultState {
         return .session(current.session, lastWallClock: lastWallClock, serverClockOffset: serverClockOffset)
     }
 
-    /// Reads the state row and the current session, opening its tokens.
+    /// Reads the state row and the current session, opening its tokens, then checks that they
+    /// match the state's seal (see `StateSeal`). The seal is checked last, so that damage with a
+    /// name of its own (a token that does not open, a dangling current session) keeps that name.
     static func load(from connection: Connection, keys: VaultKeys) throws -> VaultState {
         let stateRow = try connection.cached("""
-            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference
+            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id
             FROM vault_state WHERE singleton = 1
             """)
         try stateRow.bind([])
@@ -41,7 +45,8 @@ struct VaultState {
             lastWallClock: Date(unixMilliseconds: stateRow.int64(2)),
             emptyReason: MissingReason(code: stateRow.text(3) ?? ""),
             serverClockOffset: Double(stateRow.int64(4)) / 1000,
-            biometricPreference: stateRow.int64(5) != 0)
+            biometricPreference: stateRow.int64(5) != 0,
+            vaultID: stateRow.blob(6))
         stateRow.reset()
         if let currentID {
             let sessionRow = try connection.cached(SessionRow.selectByID)
@@ -54,6 +59,7 @@ struct VaultState {
             state.tokens = try row.openTokens(with: keys)
             state.current = row
         }
+        if let mismatch = try StateSeal.mismatch(connection, keys: keys) { throw mismatch }
         return state
     }
 }

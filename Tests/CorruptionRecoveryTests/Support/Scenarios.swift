@@ -42,7 +42,10 @@ enum Scenarios {
     /// Another valid key file in place of the vault's (a restore from another device).
     static func wrongKey() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
+        // Another vault's key in its place: the old key's generation record goes with it (a
+        // record left behind is another key's and is never destroyed by this vault's wipe).
         try FileManager.default.removeItem(atPath: fixture.keyPath)
+        try FileManager.default.removeItem(atPath: fixture.keys.generationRecordPath)
         try KeyFileProvider.create(at: fixture.keyPath)
         return fixture
     }

@@ -33,9 +33,23 @@ enum ForensicVault {
         let vault = try await CLIVault.signedIn()
         let recipe = try await vault.run(["export-key"])
         guard recipe.status == 0, let sqlcipher = CLI.tool("sqlcipher") else { throw CLIVault.SetupFailed(step: "export-key", result: recipe) }
-        let script = recipe.stdout + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
+        // Migration 6 added two columns to vault_state; SQLite 3.15 cannot drop a column, so the
+        // table is rebuilt as migration 2 made it.
+        let undoSix = """
+            ALTER TABLE vault_state RENAME TO vault_state_sealed;
+            CREATE TABLE vault_state (
+                singleton INTEGER PRIMARY KEY NOT NULL CHECK (singleton = 1), current_session_id TEXT REFERENCES sessions(id),
+                generation INTEGER NOT NULL, last_wall_clock INTEGER NOT NULL, empty_reason TEXT NOT NULL,
+                server_clock_offset INTEGER NOT NULL DEFAULT 0, biometric_preference INTEGER NOT NULL DEFAULT 0,
+                audit_seq INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO vault_state SELECT singleton, current_session_id, generation, last_wall_clock, empty_reason,
+                server_clock_offset, biometric_preference, audit_seq FROM vault_state_sealed;
+            DROP TABLE vault_state_sealed;
+
+            """
+        let script = recipe.stdout + undoSix + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
         let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
-        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 and 5", result: shell) }
+        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 to 6", result: shell) }
         return vault
     }
 }

@@ -1,0 +1,41 @@
+/// The vault's generation as kept by the key provider (see `KeyProvider.generationRecord`).
+///
+/// Layout (46 bytes): `SVGEN1`, the vault id (16 bytes, `vault_state.vault_id`), the generation
+/// (8 bytes, little endian) and a tag under the integrity subkey over the rest and the key check
+/// value. A record of another vault (a later vault made at the same path with the same key, or
+/// a second vault sharing the key) or one that fails its tag is not this vault's, and is ignored:
+/// the record only ever adds a refusal for a restored copy, never one for a healthy vault.
+struct GenerationWitness: Equatable {
+    static let recordSize = 46
+    private static let magic: [UInt8] = Array("SVGEN1".utf8)
+    static let label = "SessionVault generation witness v1"
+
+    let vaultID: [UInt8]
+    let generation: UInt64
+
+    func encoded(keys: VaultKeys) -> [UInt8] {
+        let body = Self.magic + vaultID + (0..<8).map { UInt8(truncatingIfNeeded: generation >> (8 * UInt64($0))) }
+        return body + keys.integrityTag(Self.label, body + keys.keyCheckValue)
+    }
+
+    /// Whether `bytes` have a record's size and magic (its tag needs the key to check).
+    static func isRecord(_ bytes: [UInt8]) -> Bool {
+        bytes.count == recordSize && Array(bytes[0..<6]) == magic
+    }
+
+    /// The record if it is well formed and tagged by `keys`; nil otherwise.
+    static func decode(_ record: [UInt8], keys: VaultKeys) -> GenerationWitness? {
+        guard isRecord(record) else { return nil }
+        let body = Array(record[0..<30])
+        guard Sodium.constantTimeEqual(keys.integrityTag(label, body + keys.keyCheckValue), Array(record[30..<46])) else { return nil }
+        let generation = (0..<8).reduce(UInt64(0)) { $0 | UInt64(record[22 + $1]) << (8 * UInt64($1)) }
+        return GenerationWitness(vaultID: Array(record[6..<22]), generation: generation)
+    }
+
+    /// Stores `state`'s generation with the provider, best effort: a provider that cannot store
+    /// it now leaves the record lagging, which is accepted.
+    static func store(_ state: VaultState, keys: VaultKeys, in provider: any KeyProvider) {
+        guard let vaultID = state.vaultID else { return }
+        try? provider.storeGenerationRecord(GenerationWitness(vaultID: vaultID, generation: state.generation).encoded(keys: keys))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The keyed tag that binds the vault's current session to its generation (`vault_state.state_mac`,
+/// migration 6).
+///
+/// Why: each page of the database carries its own HMAC, so a page copied back from an older copy
+/// of the file (same key) reads as authentic. Putting back only the sessions table's page brought
+/// an old refresh token and an old biometric flag back at the current generation, and the header
+/// check, which compares generations, saw nothing. The seal covers, under the integrity subkey,
+/// the generation, the vault id, the biometric preference and every column of the current
+/// session row that a generation-advancing write sets. It is rewritten inside every such write's
+/// transaction, so a consistent file always matches; a spliced page does not.
+///
+/// Not covered: `last_active_at` (coalesced activity, written without a new generation; an older
+/// value only makes the idle check stricter) and `refresh_pending_since` (the crash mark, written
+/// around a refresh; an older value at worst reads a refusal as `refreshRejected`).
+enum StateSeal {
+    static let label = "SessionVault state seal v1"
+    /// The migration that adds the seal's columns.
+    static let migrationVersion = 6
+
+    /// The session columns covered, in this order (never reordered: the tag depends on it).
+    static let sessionColumns = [
+        "id", "issuer", "subject", "tenant", "email", "display_name", "roles_json", "metadata_json", "active_subject",
+        "active_subject_proof", "token_type", "scope", "refresh_token", "access_token", "refresh_fingerprint",
+        "access_fingerprint", "access_expires_at", "server_expires_at", "refresh_expires_at", "issued_at",
+        "absolute_deadline", "biometric_enabled", "biometric_domain_state", "token_version", "created_at",
+    ]
+
+    private static func select(_ schema: String) -> String {
+        """
+        SELECT v.generation, v.vault_id, v.biometric_preference, v.current_session_id, v.state_mac,
+            \(sessionColumns.map { "s.\($0)" }.joined(separator: ", "))
+        FROM \(schema).vault_state v LEFT JOIN \(schema).sessions s ON s.id = v.current_session_id
+        WHERE v.singleton = 1
+        """
+    }
+
+    /// The tag the state of `schema` should carry under `keys`, and the one it carries.
+    private static func tags(_ connection: Connection, keys: VaultKeys, schema: String) throws(SQLiteError) -> (expected: [UInt8], stored: [UInt8]?)? {
+        // An attached copy's statement is not cached: it would outlive the DETACH.
+        let statement = schema == "main" ? try connection.cached(select(schema)) : try connection.prepare(select(schema))
+        try statement.bind([])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        var message: [UInt8] = []
+        for column in [0, 1, 2, 3] { append(statement.value(Int32(column)), to: &message) }
+        for index in sessionColumns.indices { append(statement.value(Int32(5 + index)), to: &message) }
+        return (keys.integrityTag(label, message), statement.blob(4))
+    }
+
+    /// Writes the seal for the state as it is now inside the caller's transaction.
+    /// - Parameter assigningID: the migration that introduces the seal gives the vault its id.
+    static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws {
+        if assigningID {
+            try connection.run("UPDATE \(schema).vault_state SET vault_id = ? WHERE singleton = 1 AND vault_id IS NULL",
+                               [.blob(Sodium.randomBytes(16))])
+        }
+        guard let tags = try tags(connection, keys: keys, schema: schema) else {
+            throw CorruptionReason(.invariantViolation, "the vault_state row is missing")
+        }
+        try connection.run("UPDATE \(schema).vault_state SET state_mac = ? WHERE singleton = 1", [.blob(tags.expected)])
+    }
+
+    /// Nil when the stored seal matches the state; otherwise why it does not.
+    static func mismatch(_ connection: Connection, keys: VaultKeys) throws(SQLiteError) -> CorruptionReason? {
+        guard let tags = try tags(connection, keys: keys, schema: "main") else { return nil }
+        guard let stored = tags.stored else {
+            return CorruptionReason(.rollback, "the vault's state carries no seal although its schema has one: a page from an older copy was put back")
+        }
+        guard stored.count == tags.expected.count, Sodium.constantTimeEqual(stored, tags.expected) else {
+            return CorruptionReason(.rollback, "the current session does not match the state's seal: a page from an older copy of the file was put back")
+        }
+        return nil
+    }
+
+    /// The vault's id (migration 6), or nil before it was sealed.
+    static func vaultID(_ connection: Connection) throws(SQLiteError) -> [UInt8]? {
+        let statement = try connection.cached("SELECT vault_id FROM vault_state WHERE singleton = 1")
+        try statement.bind([])
+        defer { statement.reset() }
+        return try statement.step() ? statement.blob(0) : nil
+    }
+
+    /// Type, length and bytes of each value, so that no two different rows encode alike.
+    private static func append(_ value: SQLValue, to message: inout [UInt8]) {
+        func put(_ tag: UInt8, _ bytes: [UInt8]) {
+            message.append(tag)
+            let count = UInt64(bytes.count)
+            for shift in stride(from: 0, to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
+            message += bytes
+        }
+        switch value {
+        case .null: put(0, [])
+        case .integer(let number): put(1, (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: number) >> (8 * UInt64($0))) })
+        case .text(let text): put(2, Array(text.utf8))
+        case .blob(let bytes): put(3, bytes)
+        }
+    }
+}
