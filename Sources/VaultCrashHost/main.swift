@@ -95,7 +95,7 @@ let keys = KeyFileProvider(path: arguments[3])
 do {
     switch arguments[1] {
     case "rotate-loop":
-        let vault = try Vault.open(at: databasePath, keys: keys, create: false)
+        let vault = try Vault.open(at: databasePath, keyProvider: keys, create: false)
         var sequence = try await currentSequence(vault)
         emit("ready \(sequence)")
         while true {
@@ -106,7 +106,7 @@ do {
 
     case "rotate-with-fsize-limit":
         guard arguments.count == 5, let limit = UInt64(arguments[4]) else { fail("bytes must be a number", status: 2) }
-        let vault = try Vault.open(at: databasePath, keys: keys, create: false)
+        let vault = try Vault.open(at: databasePath, keyProvider: keys, create: false)
         let sequence = try await currentSequence(vault)
         emit("ready \(sequence)")
         // Without this, crossing the limit kills the process with SIGXFSZ; ignored, the write
@@ -122,7 +122,7 @@ do {
             emit("rotate-failed \(describe(error))")
         }
         emit("still \(try await currentSequence(vault))")
-        let second = try Vault.open(at: databasePath, keys: keys, create: false)
+        let second = try Vault.open(at: databasePath, keyProvider: keys, create: false)
         emit("reopened \(try await currentSequence(second))")
         await second.close()
         await vault.close()

@@ -84,7 +84,7 @@ func describe(_ event: VaultEvent) -> String {
 /// One process's share of the contention test (see `churn` in the usage above).
 func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async throws {
     for round in 1...rounds {
-        let vault = try Vault.open(at: path, keys: keys)
+        let vault = try Vault.open(at: path, keyProvider: keys)
         let signIn = #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
         let stored = try await vault.store(TokenResponse(json: Data(signIn.utf8)))
         let rotation = #"{"access_token":"a2-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r2-\#(tag)-\#(round)"}"#
@@ -105,7 +105,7 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
 /// Many API calls in one process asking for a token at once (AppAuth-iOS #716): one manager,
 /// `count` concurrent calls. Only counts and a fingerprint are printed, never a token.
 func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
-    let manager = ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
+    let manager = ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
                                 refreshWaitLimit: 60)
     // Lets the test hold the server's answer until every process is asking.
     line("ready")
@@ -145,7 +145,7 @@ do {
         let waitLimit = arguments.count == 6 ? TimeInterval(arguments[5]) : nil
         // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
         // is out, and the answer must still be read once it runs again.
-        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                     refreshWaitLimit: waitLimit ?? 10)
         line(describe(await manager.resume()))
     case "oauth-resume":
@@ -157,31 +157,31 @@ do {
         var policy = ResumePolicy.standard
         policy.minimumAccessTTL = 0
         policy.idleTimeout = nil
-        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
+        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
                                     policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
         line(describe(await manager.resume()))
     case "rotate":
         guard arguments.count == 5 else { fail("rotate needs a refresh token") }
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])"}"#
         let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
         line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
     case "store":
         guard arguments.count == 5 else { fail("store needs a refresh token") }
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: true)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
         let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
         let session = try await vault.store(TokenResponse(json: Data(json.utf8)))
         line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
     case "open":
         do {
-            let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
             await vault.close()
             line("opened")
         } catch {
             line("error: \(error)")
         }
     case "open-create":
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: true)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
         switch try await vault.snapshot() {
         case .empty(let reason): line("empty \(reason.code)")
         case .session(let session, _, _): line("session \(session.refreshTokenFingerprint?.hex ?? "-")")
@@ -189,12 +189,12 @@ do {
         }
         await vault.close()
     case "signout":
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         try await vault.signOut()
         line("signedOut")
     case "rotate-loop":
         guard arguments.count == 5, let count = Int(arguments[4]), count > 0 else { fail("rotate-loop needs a count") }
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         for round in 1...count {
             var refusals = 0
             while true {
@@ -216,19 +216,19 @@ do {
         guard arguments.count == 6, let rounds = Int(arguments[4]), rounds > 0 else { fail("churn needs rounds and a tag") }
         try await churn(path: arguments[2], keys: keys, rounds: rounds, tag: arguments[5])
     case "wipe":
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         try await vault.wipe()
         line("wiped")
     case "rekey":
         guard arguments.count == 5 else { fail("rekey needs a new key file") }
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         try await vault.rekey(to: KeyFileProvider(path: arguments[4]))
         line("rekeyed")
         try await vault.signOut()
         line("signedOut")
     case "watch":
         guard arguments.count == 5 else { fail("watch needs a stop file") }
-        let vault = try Vault.open(at: arguments[2], keys: keys, create: false)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
         let events = await vault.events()
         line("watching")
         let reader = Task {
@@ -244,15 +244,15 @@ do {
         guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("create-and-store needs a start file and a refresh token") }
         line("ready")
         try await waitForFile(arguments[4])
-        let manager = ResumeManager(path: arguments[2], keys: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
+        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
         let outcome = await manager.resume()
         line("resumed \(describe(outcome))")
-        guard let vault = await manager.vault else { fail("no vault after \(describe(outcome))") }
+        guard let vault = try? await manager.vault else { fail("no vault after \(describe(outcome))") }
         let session = try await vault.store(signIn(arguments[5]))
         line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
     case "store-signout-hold":
         guard arguments.count == 6 else { fail("store-signout-hold needs a refresh token and a stop file") }
-        let vault = try Vault.open(at: arguments[2], keys: keys)
+        let vault = try Vault.open(at: arguments[2], keyProvider: keys)
         try await vault.store(signIn(arguments[4]))
         try await vault.signOut()
         line("signedOut")

@@ -5,7 +5,7 @@ extension AuditEvent {
         .object([
             "id": .int(id),
             "at": .string(TimeFormat.evidence(at)),
-            "event": .string(event),
+            "event": .string(kind.code),
             "sessionID": .string(sessionID),
             "fingerprint": .string(fingerprint?.hex),
             "reason": .string(reason),
@@ -19,7 +19,7 @@ extension AuditEvent {
         table.add(TextTable.Cell("TIME", .bold), TextTable.Cell("EVENT", .bold), TextTable.Cell("SESSION", .bold),
                   TextTable.Cell("FINGERPRINT", .bold), TextTable.Cell("REASON", .bold))
         for event in events {
-            table.add(TextTable.Cell(TimeFormat.evidence(event.at)), TextTable.Cell(event.event, .cyan),
+            table.add(TextTable.Cell(TimeFormat.evidence(event.at)), TextTable.Cell(event.kind.code, .cyan),
                       TextTable.Cell(event.sessionID ?? "-"),
                       TextTable.Cell(event.fingerprint?.hex ?? "-"), TextTable.Cell(event.reason ?? "-"))
         }

@@ -31,7 +31,7 @@ struct DemoTour {
         detail("key file", "\(keyPath): 32 random bytes, mode 0600")
 
         step(2, "Sign in: store a Supabase GoTrue token response")
-        let vault = try Vault.open(at: vaultPath, keys: keys, clock: clock.function)
+        let vault = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function)
         let session = try await vault.store(try Self.sampleResponse(issuedAt: start))
         for row in session.rows(now: clock.now) where ["session", "subject", "refresh token", "access token"].contains(row[0].text) {
             detail(row[0].text, row[1].text)
@@ -58,7 +58,7 @@ struct DemoTour {
         detail("damaged", "byte \(offset) (inside page 1) flipped")
         let corrupted: CorruptionReason
         do {
-            let reopened = try Vault.open(at: vaultPath, keys: keys, clock: clock.function, create: false)
+            let reopened = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function, create: false)
             await reopened.close()
             throw CLIFailure("the damaged vault opened; the demo expected it to be refused")
         } catch let error as VaultError {
@@ -68,14 +68,14 @@ struct DemoTour {
         show(ResumeDecision.decide(.corrupted(corrupted), now: clock.now, policy: .standard))
 
         step(7, "Recover: wipe the vault and its key, leave a tombstone")
-        try Vault.recover(at: vaultPath, keys: keys, reason: corrupted, now: clock.now)
+        try Vault.recover(at: vaultPath, keyProvider: keys, reason: corrupted, now: clock.now)
         detail("deleted", "vault.db, its -wal, -shm and -header, and vault.key (crypto-shred)")
         if let tombstone = Vault.tombstone(at: vaultPath) {
             detail("tombstone", "\(vaultPath)-tombstone: \(tombstone.reason.rawValue), no secrets")
         }
 
         step(8, "Next launch: the app opens the vault again (a fresh, empty one)")
-        let fresh = try Vault.open(at: vaultPath, keys: keys, clock: clock.function)
+        let fresh = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function)
         try await show(fresh.resumePath())
 
         step(9, "What a support engineer sees: sessionvault inspect")

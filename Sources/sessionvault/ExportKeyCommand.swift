@@ -37,7 +37,7 @@ struct ExportKeyCommand: AsyncParsableCommand {
             // The header and key check are read from the private copy too: nothing of the
             // original is opened for more than a read.
             let rawKey = try await options.withEvidenceCopy { copy in
-                try Vault.exportDatabaseKey(at: copy.copy.database, keys: keys)
+                try Vault.exportDatabaseKey(at: copy.copy.database, keyProvider: keys)
             }
             console.warning("""
                 stdout carries the database key of \(options.path): with it and a copy of the file anyone can read \

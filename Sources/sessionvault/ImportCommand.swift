@@ -48,7 +48,7 @@ struct ImportCommand: AsyncParsableCommand {
             // A key file that is absent now and present after the open was made by it: say so,
             // the user must keep it.
             let keyExisted = options.keyFile.map { FileManager.default.fileExists(atPath: $0) } ?? true
-            let vault = try Vault.open(at: options.path, keys: keys, clock: { now }, create: true)
+            let vault = try Vault.open(at: options.path, keyProvider: keys, clock: { now }, create: true)
             let keyCreated = !keyExisted && options.keyFile.map { FileManager.default.fileExists(atPath: $0) } == true
             let session: Session
             let path: ResumePath

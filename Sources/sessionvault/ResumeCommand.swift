@@ -70,7 +70,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 } else if dryRun {
                     recovery = .skippedForDryRun
                 } else {
-                    try Vault.recover(at: options.path, keys: keys, reason: reason, now: now)
+                    try Vault.recover(at: options.path, keyProvider: keys, reason: reason, now: now)
                     recovery = .wiped(Vault.tombstone(at: options.path),
                                       ResumeDecision.decide(.empty(.wipedAfterCorruption(reason.kind)), now: now, policy: .standard))
                 }
@@ -102,7 +102,7 @@ struct ResumeCommand: AsyncParsableCommand {
         }
         let vault: Vault
         do {
-            vault = try Vault.open(at: database, keys: keys, clock: { now }, create: false)
+            vault = try Vault.open(at: database, keyProvider: keys, clock: { now }, create: false)
         } catch {
             switch error {
             case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)

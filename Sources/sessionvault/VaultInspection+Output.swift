@@ -22,7 +22,7 @@ extension VaultInspection {
                     "version": .int(migration.version),
                     "name": .string(migration.name),
                     "checksum": .string(migration.checksum),
-                    "appliedAt": .time(Date(timeIntervalSince1970: Double(migration.appliedAt) / 1000)),
+                    "appliedAt": .time(migration.appliedAt),
                 ])
             }),
             "sessions": .array(sessions.map { entry in
@@ -36,13 +36,13 @@ extension VaultInspection {
                 "currentSessionID": .string(state.currentSessionID),
                 "generation": .int(Int64(clamping: state.generation)),
                 "lastWallClock": .time(state.lastWallClock),
-                "emptyReason": .string(state.emptyReason.isEmpty ? nil : state.emptyReason),
+                "emptyReason": .string(state.emptyReason?.code),
                 "serverClockOffsetSeconds": .double(state.serverClockOffset),
                 "biometricPreference": .bool(state.biometricPreference),
             ]),
             "header": .object([
                 "generation": .int(Int64(clamping: header.generation)),
-                "keyDerivation": .string(header.keyDerivation),
+                "keyDerivation": .string(header.keyDerivation.name),
                 "rekeyPending": .bool(header.rekeyPending),
             ]),
             "files": files.json,
@@ -65,7 +65,7 @@ extension VaultInspection {
         var engine = TextTable(indent: 2)
         engine.add("cipher", TextTable.Cell("SQLCipher \(cipherVersion), page size \(pageSize), \(pageCount) pages, journal \(journalMode)"))
         engine.add("sqlite", TextTable.Cell(sqliteVersion))
-        engine.add("root key", TextTable.Cell(header.keyDerivation == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
+        engine.add("root key", TextTable.Cell(header.keyDerivation.name == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
         engine.add("generation", TextTable.Cell("database \(state.generation), header \(header.generation)\(header.rekeyPending ? ", rekey pending" : "")"))
         engine.print(console)
 
@@ -78,7 +78,7 @@ extension VaultInspection {
                    TextTable.Cell("CHECKSUM (BLAKE2b-256)", .bold))
         for migration in migrations {
             schema.add(TextTable.Cell(String(migration.version)), TextTable.Cell(migration.name),
-                       TextTable.Cell(TimeFormat.iso(Date(timeIntervalSince1970: Double(migration.appliedAt) / 1000))),
+                       TextTable.Cell(TimeFormat.iso(migration.appliedAt)),
                        TextTable.Cell(migration.checksum, .dim))
         }
         schema.print(console)
@@ -96,7 +96,7 @@ extension VaultInspection {
         heading("State")
         var stateTable = TextTable(indent: 2)
         stateTable.add("current session", TextTable.Cell(state.currentSessionID ?? "none"))
-        stateTable.add("empty reason", TextTable.Cell(state.emptyReason.isEmpty ? "-" : state.emptyReason))
+        stateTable.add("empty reason", TextTable.Cell(state.emptyReason?.code ?? "-"))
         stateTable.add("last wall clock", TextTable.Cell(state.lastWallClock.timeIntervalSince1970 == 0
                                                          ? "none yet" : TimeFormat.describe(state.lastWallClock, now: now)))
         stateTable.add("server clock offset", TextTable.Cell(String(format: "%+.3f s", state.serverClockOffset)))

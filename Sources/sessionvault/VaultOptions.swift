@@ -71,11 +71,11 @@ struct VaultOptions: ParsableArguments {
 
     /// Opens the private copy of the vault (see `EvidenceCopy`) with `create: false`.
     func open(_ copy: EvidenceCopy, _ keys: any KeyProvider, now: Date) throws(VaultError) -> Vault {
-        try Vault.open(at: copy.copy.database, keys: keys, clock: { now }, create: false)
+        try Vault.open(at: copy.copy.database, keyProvider: keys, clock: { now }, create: false)
     }
 
     /// Opens the existing vault at `--vault` with `create: false`.
     func open(_ keys: any KeyProvider, now: Date) throws(VaultError) -> Vault {
-        try Vault.open(at: path, keys: keys, clock: { now }, create: false)
+        try Vault.open(at: path, keyProvider: keys, clock: { now }, create: false)
     }
 }

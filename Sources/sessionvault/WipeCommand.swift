@@ -58,7 +58,7 @@ struct WipeCommand: AsyncParsableCommand {
                         throw CLIFailure("not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
                                          + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
                     }
-                    try Vault.recover(at: options.path, keys: keepKey ? nil : keys, reason: found, now: now)
+                    try Vault.recover(at: options.path, keyProvider: keepKey ? nil : keys, reason: found, now: now)
                 case .unavailable(_, let detail)?:
                     throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
                 default:

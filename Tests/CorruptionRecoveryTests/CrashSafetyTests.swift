@@ -11,7 +11,7 @@ extension CorruptionRecovery {
         func killedWhileRotating() async throws {
             let fixture = DamageFixture()
             do {
-                let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+                let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
                 try await vault.store(TokenValues.hostResponse(0))
                 await vault.close()
             }
@@ -38,7 +38,7 @@ extension CorruptionRecovery {
 
                 let vault: Vault
                 do {
-                    vault = try Vault.open(at: fixture.path, keys: fixture.keys, create: false)
+                    vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, create: false)
                 } catch {
                     Issue.record("round \(round): the vault did not open after SIGKILL: \(error)")
                     return
@@ -66,7 +66,7 @@ extension CorruptionRecovery {
         func diskFullDuringRotate() async throws {
             let fixture = DamageFixture()
             do {
-                let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+                let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
                 try await vault.store(TokenValues.hostResponse(0))
                 await vault.close()
             }
@@ -80,7 +80,7 @@ extension CorruptionRecovery {
             #expect(result.lines.contains("still 0"), "the failing process still reads the old pair: \(result.lines)")
             #expect(result.lines.contains("reopened 0"), "a fresh open in that process reads the old pair: \(result.lines)")
 
-            let vault = try Vault.open(at: fixture.path, keys: fixture.keys, create: false)
+            let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, create: false)
             #expect(TokenValues.text(try await vault.refreshToken()) == "R-0")
             #expect(TokenValues.text(try await vault.accessToken()) == "A-0")
             #expect(try await vault.verify().intact)

@@ -62,7 +62,7 @@ extension CorruptionRecovery {
             #expect(!FileManager.default.fileExists(atPath: fixture.files.tombstone), "not damage: no tombstone")
 
             // The app's open (create): the files move aside, and a fresh vault takes the path.
-            let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+            let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
             let setAside = try #require(vault.setAside?.setAsideAt)
             #expect(vault.setAside?.readableSince == newer.newestVersion)
             #expect(setAside.hasSuffix("vault.db.needs-schema-\(newer.newestVersion)"))

@@ -35,7 +35,7 @@ extension CorruptionRecovery {
             let reason = try #require(examination.openReason)
             #expect(reason.kind == .keyMissing)
             #expect(reason.detail.contains("damaged"))
-            try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
+            try Vault.recover(at: fixture.path, keyProvider: fixture.keys, reason: reason)
             // Unverifiable, so not destroyed: moved aside byte for byte under a name that says why.
             let aside = fixture.directory.allFiles().filter { $0.hasPrefix(fixture.keyPath + ".damaged-") }
             #expect(aside.count == 1)
@@ -44,7 +44,7 @@ extension CorruptionRecovery {
             #expect(!FileManager.default.fileExists(atPath: fixture.path))
             #expect(!FileManager.default.fileExists(atPath: fixture.files.header))
             // And the user is back to a working vault, with a new key at the configured path.
-            let fresh = try Vault.open(at: fixture.path, keys: fixture.keys)
+            let fresh = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
             #expect(try await fresh.snapshot() == .empty(.wipedAfterCorruption(.keyMissing)))
             try await fresh.store(TokenValues.response(901))
             #expect(try await fresh.verify().intact)

@@ -18,12 +18,12 @@ extension CorruptionRecovery {
             try fixture.raw().execute(#"UPDATE sessions SET refresh_token = CAST('{"format":0,"refresh_token":"R-old"}' AS BLOB)"#)
             // Nothing listens on port 9: the refresher must never be needed here.
             let nowhere = try #require(URL(string: "http://127.0.0.1:9"))
-            let manager = ResumeManager(path: fixture.path, keys: fixture.keys, refresher: GoTrueRefresher(baseURL: nowhere, apiKey: "anon"))
+            let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: GoTrueRefresher(baseURL: nowhere, apiKey: "anon"))
             #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.recordAuthenticationFailed), showExpiredMessage: false),
                     "told, not a silent nil")
             #expect(Vault.tombstone(at: fixture.path)?.reason == .recordAuthenticationFailed)
             // The user signs in again: the new credentials replace what was there and read back.
-            let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+            let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
             let stored = try await vault.store(TokenValues.response(2))
             let readsBack = TokenValues.text(try await vault.refreshToken()) == TokenValues.refresh(2)
             #expect(readsBack, "the new refresh token reads back")

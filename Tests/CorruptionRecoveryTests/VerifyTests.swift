@@ -39,30 +39,30 @@ extension CorruptionRecovery {
             try await RecoveryCheck.expectCleanRecovery(fixture, from: CorruptionReason(.damagedPage, report.findings.first?.detail ?? ""))
         }
 
-        @Test("Vault.verify(at:keys:) without an open vault: the report, damage included")
+        @Test("Vault.verify(at:keyProvider:) without an open vault: the report, damage included")
         func staticVerify() async throws {
             let healthy = try await DamageFixture.make()
-            let report = try Vault.verify(at: healthy.path, keys: healthy.keys)
+            let report = try Vault.verify(at: healthy.path, keyProvider: healthy.keys)
             #expect(report.intact)
             #expect(report.pagesScanned == healthy.pageCount)
 
             let damaged = try await Scenarios.damagedAuditLogPage()
-            let found = try Vault.verify(at: damaged.path, keys: damaged.keys)
+            let found = try Vault.verify(at: damaged.path, keyProvider: damaged.keys)
             #expect(found.findings.first?.kind == .damagedPage)
             #expect(found.findings.first?.table == "audit_log")
 
             // Damage the open finds comes back as the first finding, and the scan still runs.
             let moved = try await Scenarios.sealMovedToAnotherColumn()
-            let atOpen = try Vault.verify(at: moved.path, keys: moved.keys)
+            let atOpen = try Vault.verify(at: moved.path, keyProvider: moved.keys)
             #expect(atOpen.findings.first?.kind == .recordAuthenticationFailed)
             #expect(atOpen.pagesScanned == moved.pageCount)
 
             let wrong = try await Scenarios.wrongKey()
-            #expect(try Vault.verify(at: wrong.path, keys: wrong.keys).findings.map(\.kind) == [.wrongKey])
+            #expect(try Vault.verify(at: wrong.path, keyProvider: wrong.keys).findings.map(\.kind) == [.wrongKey])
 
             let nowhere = TemporaryDirectory()
             #expect(throws: VaultError.io(FileIOError(operation: "stat", path: nowhere.file("none.db"), errno: ENOENT))) {
-                try Vault.verify(at: nowhere.file("none.db"), keys: KeyFileProvider(path: nowhere.file("none.key")))
+                try Vault.verify(at: nowhere.file("none.db"), keyProvider: KeyFileProvider(path: nowhere.file("none.key")))
             }
         }
 

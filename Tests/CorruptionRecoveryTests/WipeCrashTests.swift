@@ -25,14 +25,14 @@ extension CorruptionRecovery {
             for step in Self.steps(fixture, reason).prefix(completedSteps) { try step() }
             // The app's own open: it creates a vault where none is left.
             do {
-                let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+                let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
                 let snapshot = try await vault.snapshot()
                 await vault.close()
                 if case .session = snapshot {
                     // Only before anything was destroyed (the tombstone alone) may the vault still
                     // open, and then with all of its data: the last commit, which lives in the log.
                     #expect(completedSteps == 1, "after \(completedSteps) wipe steps the vault opened with a session")
-                    let reopened = try Vault.open(at: fixture.path, keys: fixture.keys)
+                    let reopened = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
                     #expect(TokenValues.text(try await reopened.refreshToken()) == TokenValues.refresh(63))
                     await reopened.close()
                 }
@@ -50,7 +50,7 @@ extension CorruptionRecovery {
         func wipeIsIdempotent() async throws {
             let fixture = try await Scenarios.refreshExpiryBeforeIssue()
             let reason = CorruptionReason(.invariantViolation, "twice")
-            try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
+            try Vault.recover(at: fixture.path, keyProvider: fixture.keys, reason: reason)
             try await RecoveryCheck.expectCleanRecovery(fixture, from: reason)
         }
     }

@@ -19,7 +19,7 @@ struct WipedEventTests {
         var iterator = events.makeAsyncIterator()
         #expect(await iterator.next() == .wiped(.invariantViolation))
         // The same vault object now holds the fresh vault; the stream carries its events.
-        #expect(await manager.vault === vault)
+        #expect(try await manager.vault === vault)
         let stored = try await vault.store(TokenValues.response(9))
         #expect(await iterator.next() == .tokenUpdated(stored.refreshTokenFingerprint))
         await vault.close()

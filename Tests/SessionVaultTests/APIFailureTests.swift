@@ -25,7 +25,7 @@ struct APIFailureTests {
         let manager = try await managerWithSession()
         let outcome = await manager.handleAPIFailure(status: status, body: Data(body.utf8))
         #expect(outcome == .login(reason: reason, showExpiredMessage: message))
-        let vault = try #require(await manager.vault)
+        let vault = try await manager.vault
         #expect(try await vault.refreshToken() == nil)
         #expect(try await vault.accessToken() == nil)
     }
@@ -34,6 +34,6 @@ struct APIFailureTests {
     func otherFailuresAreLeftToTheApp(status: Int, body: String) async throws {
         let manager = try await managerWithSession()
         #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8)) == nil)
-        #expect(try await #require(await manager.vault).refreshToken() != nil, "tokens kept")
+        #expect(try await manager.vault.refreshToken() != nil, "tokens kept")
     }
 }

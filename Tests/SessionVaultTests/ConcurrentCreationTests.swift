@@ -43,8 +43,8 @@ struct ConcurrentCreationTests {
 
             // One vault, one current session: the last store. Every other store that succeeded
             // is in its history, superseded (the audit log records each store in commit order).
-            let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath), create: false)
-            let stores = try await vault.auditEvents(limit: 100).filter { $0.event == "stored" }.sorted { $0.id < $1.id }
+            let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath), create: false)
+            let stores = try await vault.auditEvents(limit: 100).filter { $0.kind == .stored }.sorted { $0.id < $1.id }
             let current = try await vault.currentSession()?.refreshTokenFingerprint?.hex
             #expect(current != nil && current == stores.last?.fingerprint?.hex, "round \(round): the current session is not the last store")
             let committed = Set(stores.compactMap { $0.fingerprint?.hex })

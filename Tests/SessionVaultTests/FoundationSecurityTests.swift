@@ -32,7 +32,7 @@ struct FoundationSecurityTests {
         let other = TemporaryDirectory()
         let otherKey = try KeyFileProvider.create(at: other.file("other.key"))
         do {
-            _ = try Vault.open(at: fixture.path, keys: otherKey, create: false)
+            _ = try Vault.open(at: fixture.path, keyProvider: otherKey, create: false)
             Issue.record("a wrong key opened the vault")
         } catch {
             guard case .corrupted(let reason) = error else { Issue.record("unexpected \(error)"); return }

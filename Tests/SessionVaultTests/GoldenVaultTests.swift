@@ -35,7 +35,7 @@ struct GoldenVaultTests {
     @Test("0.1.0, signed in with biometric unlock: the session, its tokens and the biometric setting", arguments: ["0.1.0"])
     func signedInWithBiometricUnlock(_ version: String) async throws {
         let golden = try Self.copy(version, "signed-in-biometric")
-        let vault = try Vault.open(at: golden.path, keys: golden.keys, create: false)
+        let vault = try Vault.open(at: golden.path, keyProvider: golden.keys, create: false)
         let session = try #require(try await vault.currentSession())
         #expect(session.identity.subject == "user-123")
         #expect(session.identity.tenant == "tenant-9")
@@ -66,7 +66,7 @@ struct GoldenVaultTests {
     @Test("0.1.0, signed out: no session, and the reason is signedOut", arguments: ["0.1.0"])
     func signedOut(_ version: String) async throws {
         let golden = try Self.copy(version, "signed-out")
-        let vault = try Vault.open(at: golden.path, keys: golden.keys, create: false)
+        let vault = try Vault.open(at: golden.path, keyProvider: golden.keys, create: false)
         #expect(try await vault.currentSession() == nil)
         #expect(try await vault.snapshot() == .empty(.signedOut))
         #expect(try await vault.verify().intact)
@@ -79,7 +79,7 @@ struct GoldenVaultTests {
         let tombstone = try #require(Vault.tombstone(at: golden.path))
         #expect(tombstone.reason == .notADatabase)
         #expect(tombstone.version == version)
-        let vault = try Vault.open(at: golden.path, keys: golden.keys, create: false)
+        let vault = try Vault.open(at: golden.path, keyProvider: golden.keys, create: false)
         #expect(try await vault.currentSession() == nil)
         #expect(try await vault.snapshot() == .empty(.wipedAfterCorruption(.notADatabase)))
         #expect(try await vault.verify().intact)

@@ -10,7 +10,7 @@ struct MultiProcessTests {
     var keyPath: String { directory.file("vault.key") }
 
     func storeSession(expiresIn: Int = 3600) async throws -> Session {
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let session = try await vault.store(Fixtures.goTrue(expiresIn: expiresIn))
         await vault.close()
         return session
@@ -21,7 +21,7 @@ struct MultiProcessTests {
         let stopFile = directory.file("stop-watching")
         let watcher = try TestHostProcess(["watch", path, keyPath, stopFile], scratch: directory)
         #expect(await watcher.waitFor("watching"))
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let rotated = try await vault.rotate(Fixtures.goTrue(refresh: "from-process-a", access: "access-a"))
         let fingerprint = try #require(rotated.refreshTokenFingerprint?.hex)
         #expect(await watcher.waitFor("tokenUpdated \(fingerprint)"))
@@ -36,7 +36,7 @@ struct MultiProcessTests {
 
     @Test func thisProcessSeesAnotherProcessesRotation() async throws {
         _ = try await storeSession()
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let events = await vault.events()
         let writer = try TestHostProcess(["rotate", path, keyPath, "from-process-b"], scratch: directory)
         #expect(await writer.finish() == 0)
@@ -87,7 +87,7 @@ struct ContentionTests {
         let path = directory.file("vault.db"), keyPath = directory.file("vault.key")
         // Made first, so the processes contend on use, not on creation (the creation race has a
         // test of its own).
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         await vault.close()
         // 4 × 40 opens: without the busy wait before the first read about one run in four failed.
         let rounds = 40
@@ -97,7 +97,7 @@ struct ContentionTests {
             #expect(worker.lines.last == "done")
             #expect(!worker.output.contains("busy"), "\(worker.output)")
         }
-        let report = try Vault.verify(at: path, keys: KeyFileProvider(path: keyPath))
+        let report = try Vault.verify(at: path, keyProvider: KeyFileProvider(path: keyPath))
         #expect(report.intact, "\(report.findings)")
         // Every rotation a process was told about was committed at version 2 of its own sign-in.
         let rotations = workers.flatMap { $0.lines.filter { $0.hasPrefix("rotated ") } }

@@ -27,13 +27,12 @@ struct OAuthServerTests {
         }
 
         func open() throws -> Vault {
-            try Vault.open(at: fixture.path, keys: fixture.keys, policy: policy, clock: clock.function, logger: logger)
+            try Vault.open(at: fixture.path, keyProvider: fixture.keys, policy: policy, clock: clock.function, logger: logger)
         }
 
         func manager(_ vault: Vault, server: OAuthTestServer, clientID: String? = nil, scope: String? = nil) -> ResumeManager {
             ResumeManager(vault: vault, refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: clientID ?? server.clientID, scope: scope,
-                                                                   revocationEndpoint: server.revocationEndpoint),
-                          clock: clock.function, logger: logger)
+                                                                   revocationEndpoint: server.revocationEndpoint))
         }
 
         /// Moves past the access token's lifetime (the server's is seconds).
@@ -188,7 +187,7 @@ struct OAuthServerTests {
         try await OAuthTestServer.with(accessTokenSeconds: 300) { server in
             let directory = TemporaryDirectory()
             let path = directory.file("vault.db"), keyPath = directory.file("vault.key")
-            let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+            let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
             let first = try await server.passwordGrant()
             try await vault.store(TokenResponse(json: first), identity: Self.pat)
             await vault.close()

@@ -130,7 +130,7 @@ struct OutsideNumberTests {
         let server = try ScriptedHTTPServer()
         defer { server.stop() }
         // The host runs on the system clock: an access token that is already expired there.
-        let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+        let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
         try await vault.store(Fixtures.goTrue(expiresIn: 0))
         await vault.close()
         server.enqueue(.json(#"{"access_token":"access-rotated","token_type":"bearer","refresh_token":"rotated",\#(numbers)}"#))
@@ -150,7 +150,7 @@ struct OutsideNumberTests {
         let fixture = TestVault()
         let passphrase = try Array("correct horse".utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
         let provider = PassphraseKeyProvider(passphrase: passphrase, opsLimit: 1, memLimit: UInt64(crypto_pwhash_memlimit_min()))
-        let vault = try Vault.open(at: fixture.path, keys: provider, clock: fixture.clock.function)
+        let vault = try Vault.open(at: fixture.path, keyProvider: provider, clock: fixture.clock.function)
         try await vault.store(Fixtures.goTrue())
         await vault.close()
         let original = try #require(try HeaderFile.read(at: fixture.files.header))
@@ -164,7 +164,7 @@ struct OutsideNumberTests {
             _ = try HeaderFile.create(at: fixture.files.header, header: doctored, keys: nil)
             let outcome = await Deadline.run(seconds: 30) { () -> String in
                 do throws(VaultError) {
-                    _ = try Vault.open(at: fixture.path, keys: provider, clock: fixture.clock.function, create: false)
+                    _ = try Vault.open(at: fixture.path, keyProvider: provider, clock: fixture.clock.function, create: false)
                     return "opened"
                 } catch {
                     if case .keyProvider(let providerError) = error, case .misconfigured = providerError { return "misconfigured" }
@@ -178,7 +178,7 @@ struct OutsideNumberTests {
         // The same bounds hold for a new vault's limits.
         let fresh = TestVault()
         #expect(throws: VaultError.self) {
-            try Vault.open(at: fresh.path, keys: PassphraseKeyProvider(passphrase: passphrase, opsLimit: 1, memLimit: 1 << 63))
+            try Vault.open(at: fresh.path, keyProvider: PassphraseKeyProvider(passphrase: passphrase, opsLimit: 1, memLimit: 1 << 63))
         }
     }
 }

@@ -15,7 +15,7 @@ struct OwnershipTests {
     /// A manager whose refresher is never reached in these tests (the vault does not open).
     func manager(path: String, keys: any KeyProvider) throws -> ResumeManager {
         let nowhere = try #require(URL(string: "http://127.0.0.1:9/auth/v1"))
-        return ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: nowhere, apiKey: "k"))
+        return ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: nowhere, apiKey: "k"))
     }
 
     /// Every file of the directory with its bytes, lock files aside (they hold no data).
@@ -42,7 +42,7 @@ struct OwnershipTests {
     }
 
     func storeSession() async throws -> Session {
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let session = try await vault.store(Fixtures.goTrue())
         await vault.close()
         return session
@@ -58,7 +58,7 @@ struct OwnershipTests {
         expectMisconfigured(try await manager(path: path, keys: KeyFileProvider(path: keyPath)).resume())
         #expect(contents() == before)
         do {
-            try Vault.recover(at: path, keys: KeyFileProvider(path: keyPath), reason: CorruptionReason(.headerDamaged, "explicit"))
+            try Vault.recover(at: path, keyProvider: KeyFileProvider(path: keyPath), reason: CorruptionReason(.headerDamaged, "explicit"))
             Issue.record("an explicit recover wiped an app's own database")
         } catch {
             guard case .misconfigured = error else { Issue.record("expected misconfigured, got \(error)"); return }
@@ -79,7 +79,7 @@ struct OwnershipTests {
         expectMisconfigured(try await manager(path: path, keys: KeyFileProvider(path: settings)).resume())
         #expect(contents() == before)
         // The real key still opens the untouched vault with its session.
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath), create: false)
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath), create: false)
         #expect(try await vault.currentSession() != nil)
         await vault.close()
     }
@@ -121,7 +121,7 @@ struct OwnershipTests {
         // Put back at its real path, the vault opens with its session.
         try FileManager.default.removeItem(atPath: path)
         #expect(rename(real, path) == 0)
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath), create: false)
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath), create: false)
         #expect(try await vault.currentSession() != nil)
         await vault.close()
     }

@@ -17,13 +17,13 @@ struct PeerBugLaunchTests {
     }
 
     func manager(keys: any KeyProvider, policy: ResumePolicy = .standard, waitLimit: TimeInterval = 10) -> ResumeManager {
-        ResumeManager(path: fixture.path, keys: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
+        ResumeManager(path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
                       policy: policy, clock: fixture.clock.function, refreshWaitLimit: waitLimit, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     /// Signs in once with `keys` and closes the vault, as the previous run of the app did.
     func signIn(keys: any KeyProvider, policy: ResumePolicy = .standard) async throws -> Session {
-        let vault = try Vault.open(at: fixture.path, keys: keys, policy: policy, clock: fixture.clock.function)
+        let vault = try Vault.open(at: fixture.path, keyProvider: keys, policy: policy, clock: fixture.clock.function)
         let session = try await vault.store(Fixtures.goTrue())
         await vault.close()
         return session
@@ -36,7 +36,7 @@ struct PeerBugLaunchTests {
     static func openError(_ vault: TestVault) async -> CorruptionKind? {
         let opened: Vault
         do {
-            opened = try Vault.open(at: vault.path, keys: vault.keys, create: false)
+            opened = try Vault.open(at: vault.path, keyProvider: vault.keys, create: false)
         } catch {
             if case .corrupted(let reason) = error { return reason.kind }
             return nil
@@ -120,14 +120,14 @@ struct PeerBugLaunchTests {
         let keys = fixture.keys
         _ = try await signIn(keys: keys, policy: ResumeManagerTests.noIdle)
         fixture.clock.advance(by: 3600 + 60)  // relaunched after the access token expired
-        let vault = try Vault.open(at: fixture.path, keys: keys, policy: ResumeManagerTests.noIdle, clock: fixture.clock.function)
+        let vault = try Vault.open(at: fixture.path, keyProvider: keys, policy: ResumeManagerTests.noIdle, clock: fixture.clock.function)
         let atLaunch = try #require(try await vault.currentSession(), "the app lets the user in on this")
         var events = await vault.events().makeAsyncIterator()
         let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
-                                    clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+                                    backoff: RetryBackoff(base: 0.01, cap: 0.1))
         server.enqueue(.json(status: 503, #"{"message":"upstream down"}"#))
         guard case .offline(let offlineSession, _) = await manager.resume() else { Issue.record("an outage is offline"); return }
-        #expect(offlineSession?.id == atLaunch.id)
+        #expect(offlineSession.id == atLaunch.id)
         let afterOutage = try #require(try await vault.currentSession(), "the outage wiped nothing")
         #expect(afterOutage.id == atLaunch.id && afterOutage.refreshTokenFingerprint == atLaunch.refreshTokenFingerprint)
         server.enqueue(.json(Self.rotated("after-outage")))
@@ -153,11 +153,11 @@ struct PeerBugLaunchTests {
         server.enqueue(.drop)
         let offline = manager(keys: keys, policy: ResumeManagerTests.noIdle)
         guard case .offline(let session, let retryAfter) = await offline.resume() else { Issue.record("no network is offline"); return }
-        #expect(session?.id == stored.id && retryAfter > 0)
+        #expect(session.id == stored.id && retryAfter > 0)
         guard case .offline = await offline.freshAccessToken() else { Issue.record("API calls are offline too"); return }
         // The app is killed and launched again, now online.
-        await offline.vault?.close()
-        let check = try Vault.open(at: fixture.path, keys: keys, create: false)
+        try await offline.vault.close()
+        let check = try Vault.open(at: fixture.path, keyProvider: keys, create: false)
         #expect(try await check.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint, "tokens kept")
         await check.close()
         server.enqueue(.json(Self.rotated("back-online")))
@@ -181,7 +181,7 @@ struct PeerBugLaunchTests {
         }
         #expect(!FileManager.default.fileExists(atPath: restored.keyPath))
         #expect(await Self.openError(restored) == .keyMissing, "classified, not a crash and not a silent empty vault")
-        let manager = ResumeManager(path: restored.path, keys: restored.keys,
+        let manager = ResumeManager(path: restored.path, keyProvider: restored.keys,
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5), clock: restored.clock.function)
         #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.keyMissing), showExpiredMessage: false))
         #expect(Vault.tombstone(at: restored.path)?.reason == .keyMissing)

@@ -31,7 +31,7 @@ struct PeerBugProcessTests {
     /// A signed-in session whose access token has already expired: every launch must refresh.
     @discardableResult
     func storeExpiredSession() async throws -> Session {
-        let vault = try Vault.open(at: path, keys: keys)
+        let vault = try Vault.open(at: path, keyProvider: keys)
         let session = try await vault.store(Fixtures.goTrue(expiresIn: 0))
         await vault.close()
         return session
@@ -42,7 +42,7 @@ struct PeerBugProcessTests {
     }
 
     func manager(waitLimit: TimeInterval = 60) -> ResumeManager {
-        ResumeManager(path: path, keys: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120),
+        ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120),
                       refreshWaitLimit: waitLimit)
     }
 
@@ -56,7 +56,7 @@ struct PeerBugProcessTests {
     }
 
     func currentSession() async throws -> Session? {
-        let vault = try Vault.open(at: path, keys: keys, create: false)
+        let vault = try Vault.open(at: path, keyProvider: keys, create: false)
         let session = try await vault.currentSession()
         await vault.close()
         return session
@@ -110,7 +110,7 @@ struct PeerBugProcessTests {
             let app = manager()
             let outcome = await app.resume()
             if case .home = outcome { outcomes.append(true) } else { Issue.record("round \(round): the app goes home, not \(outcome)") }
-            await app.vault?.close()
+            try await app.vault.close()
         }
         #expect(outcomes.count == 16 && outcomes.allSatisfy { $0 }, "every launch went home: \(notHome)")
         let presented = presentedTokens
@@ -159,7 +159,7 @@ struct PeerBugProcessTests {
         } else {
             #expect(next.lines == ["login refreshInterrupted true"], "a reason of its own, not corruption: \(next.lines)")
         }
-        let report = try await Vault.verify(at: path, keys: keys)
+        let report = try await Vault.verify(at: path, keyProvider: keys)
         #expect(report.intact, "never corruption")
         #expect(Vault.tombstone(at: path) == nil)
     }
@@ -213,7 +213,7 @@ struct PeerBugProcessTests {
         let inProcess = manager(waitLimit: waitLimit)
         let waiting = await inProcess.resume()
         guard case .offline(let session, _) = waiting else { Issue.record("a waiter times out to offline: \(waiting), holder \(holder.lines)"); return }
-        #expect(session?.id == stored.id, "tokens kept")
+        #expect(session.id == stored.id, "tokens kept")
         guard case .offline = await inProcess.freshAccessToken() else { Issue.record("API calls time out too"); return }
         let waited = started.duration(to: .now)
         #expect(waited >= .seconds(2 * waitLimit), "each call waited its limit for the holder")

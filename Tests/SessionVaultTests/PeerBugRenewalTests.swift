@@ -13,7 +13,7 @@ struct PeerBugRenewalTests {
     init() throws { server = try ScriptedHTTPServer() }
 
     func manager(_ vault: TestVault, keys: any KeyProvider) -> ResumeManager {
-        ResumeManager(path: vault.path, keys: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
+        ResumeManager(path: vault.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
                       policy: ResumeManagerTests.noIdle, clock: vault.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
@@ -69,7 +69,7 @@ struct PeerBugRenewalTests {
         let signedOut = TestVault(), locked = TestVault(), damaged = TestVault()
         let lockedKeys = try InMemoryKeyProvider()
         for (vault, keys) in [(signedOut, signedOut.keys), (locked, lockedKeys), (damaged, damaged.keys)] as [(TestVault, any KeyProvider)] {
-            let opened = try Vault.open(at: vault.path, keys: keys, policy: ResumeManagerTests.noIdle, clock: vault.clock.function)
+            let opened = try Vault.open(at: vault.path, keyProvider: keys, policy: ResumeManagerTests.noIdle, clock: vault.clock.function)
             try await opened.store(Fixtures.goTrue())
             if vault.path == signedOut.path { try await opened.signOut() }
             await opened.close()

@@ -24,7 +24,7 @@ struct RefreshLockTests {
 
     /// A session whose access token is already expired, so every launch decides `expired`.
     func storeExpiredSession() async throws -> Session {
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let session = try await vault.store(Fixtures.goTrue(expiresIn: 0))
         await vault.close()
         return session
@@ -35,7 +35,7 @@ struct RefreshLockTests {
     }
 
     func manager(waitLimit: TimeInterval) throws -> ResumeManager {
-        ResumeManager(vault: try Vault.open(at: path, keys: KeyFileProvider(path: keyPath)),
+        ResumeManager(vault: try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath)),
                       refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120), refreshWaitLimit: waitLimit)
     }
 
@@ -137,7 +137,7 @@ struct RefreshLockTests {
         answer.open()
         guard case .home(let session) = await outcome else { Issue.record("the rotated session must survive a reuse answer"); return }
         #expect(session.tokenVersion == 2)
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let token = try #require(try await vault.refreshToken())
         #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "rotated-by-the-other-runtime")
         await vault.close()

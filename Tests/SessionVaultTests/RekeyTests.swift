@@ -22,7 +22,7 @@ struct RekeyTests {
         } catch {
             guard case VaultError.corrupted(let reason) = error, reason.kind == .wrongKey else { Issue.record("unexpected \(error)"); return }
         }
-        let reopened = try Vault.open(at: fixture.path, keys: newKeys, clock: fixture.clock.function, create: false)
+        let reopened = try Vault.open(at: fixture.path, keyProvider: newKeys, clock: fixture.clock.function, create: false)
         let token = try #require(try await reopened.refreshToken())
         #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "\(Fixtures.refreshMarker)-1")
         #expect(try await reopened.currentSession()?.refreshTokenFingerprint == after.refreshTokenFingerprint)
@@ -53,7 +53,7 @@ struct RekeyTests {
         let newVaultKeys = try VaultKeys(root: newKeys.rootKey(recorded: nil, create: false).bytes)
         try HeaderFile(path: fixture.files.header, header: header, keys: newVaultKeys).write(pending, durable: true)
 
-        let recovered = try Vault.open(at: fixture.path, keys: newKeys, clock: fixture.clock.function, create: false)
+        let recovered = try Vault.open(at: fixture.path, keyProvider: newKeys, clock: fixture.clock.function, create: false)
         let token = try #require(try await recovered.refreshToken())
         #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "\(Fixtures.refreshMarker)-1")
         #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
@@ -79,7 +79,7 @@ struct RekeyWithAnotherProcessTests {
     @Test func anotherProcessRotatingThroughARekeyLosesNoCommit() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("vault.db"), keyPath = directory.file("vault.key"), newKeyPath = directory.file("new.key")
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         try await vault.store(Fixtures.goTrue())
         let rounds = 150
         let writer = try TestHostProcess(["rotate-loop", path, keyPath, "\(rounds)"], scratch: directory)
@@ -95,7 +95,7 @@ struct RekeyWithAnotherProcessTests {
         let versions = writer.lines.compactMap { $0.split(separator: " ").last.flatMap { Int64($0.dropFirst()) } }
         #expect(versions.count == rounds)
         #expect(versions == Array(2...Int64(rounds + 1)), "no version lost or repeated")
-        let reopened = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath), create: false)
+        let reopened = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath), create: false)
         #expect(try await reopened.currentSession()?.tokenVersion == Int64(rounds + 1))
         let token = try #require(try await reopened.refreshToken())
         #expect(token.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == "loop-\(rounds)")

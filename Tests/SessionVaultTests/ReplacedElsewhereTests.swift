@@ -11,7 +11,7 @@ struct ReplacedElsewhereTests {
     var keyPath: String { directory.file("vault.key") }
 
     func openWithSession() async throws -> (Vault, Session) {
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let session = try await vault.store(Fixtures.goTrue(refresh: "before-the-wipe", access: "access-before"))
         return (vault, session)
     }
@@ -31,11 +31,11 @@ struct ReplacedElsewhereTests {
         #expect(try await vault.accessToken() == nil)
         guard case .missing = try await vault.resumePath() else { Issue.record("a wiped vault is not valid"); return }
         // A late rotation finds no session instead of writing into deleted files.
-        await #expect(throws: VaultError.staleSession) { try await vault.rotate(Fixtures.goTrue(refresh: "late", access: "late")) }
+        await #expect(throws: VaultError.noSession) { try await vault.rotate(Fixtures.goTrue(refresh: "late", access: "late")) }
         #expect(await firstEvent(events) == .wiped(nil))
         // And the vault keeps working on the file that is there now.
         let stored = try await vault.store(Fixtures.goTrue(refresh: "after-the-wipe", access: "access-after"))
-        let reopened = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let reopened = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         #expect(try await reopened.currentSession()?.id == stored.id)
         await reopened.close()
         await vault.close()

@@ -22,7 +22,7 @@ struct ResumeManagerTests {
     }()
 
     func manager(biometrics: (any BiometricGate)? = nil, policy: ResumePolicy = noIdle, timeout: TimeInterval = 5) -> ResumeManager {
-        ResumeManager(path: fixture.path, keys: fixture.keys,
+        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                       refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: timeout),
                       biometrics: biometrics, policy: policy, clock: fixture.clock.function,
                       backoff: RetryBackoff(base: 0.01, cap: 0.1))
@@ -108,7 +108,7 @@ struct ResumeManagerTests {
         server.enqueue(.json(status: 429, #"{"error":"rate_limit_exceeded","error_description":"Too many requests","retry_after":42}"#))
         let outcome = await manager().resume()
         guard case .offline(let kept, let retryAfter) = outcome else { Issue.record("expected offline, got \(outcome)"); return }
-        #expect(kept?.id == session.id)
+        #expect(kept.id == session.id)
         #expect(retryAfter == 42)
         let vault = try fixture.open()
         #expect(try await vault.refreshToken() != nil, "tokens kept")
@@ -121,7 +121,7 @@ struct ResumeManagerTests {
         server.enqueue(response)
         let outcome = await manager(timeout: 1).resume()
         guard case .offline(let kept, let retryAfter) = outcome else { Issue.record("expected offline, got \(outcome)"); return }
-        #expect(kept?.id == session.id)
+        #expect(kept.id == session.id)
         #expect(retryAfter >= 0)
         #expect(try await fixture.open().refreshToken() != nil, "tokens kept")
     }
@@ -250,7 +250,7 @@ struct ResumeManagerTests {
         await vault.close()
         var phrase = Array("a passphrase for another vault".utf8)
         let passphraseKeys = PassphraseKeyProvider(passphrase: try SecretBytes(consuming: &phrase))
-        let manager = ResumeManager(path: fixture.path, keys: passphraseKeys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
+        let manager = ResumeManager(path: fixture.path, keyProvider: passphraseKeys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
                                     clock: fixture.clock.function)
         guard case .unavailable = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(try await fixture.open().currentSession() != nil, "the vault and its session are untouched")
@@ -338,7 +338,7 @@ struct ResumeManagerTests {
         server.enqueue(.json(Self.refreshed("skewed"), headers: [("Date", ScriptedHTTPServer.httpDate(serverNow))]))
         let manager = manager()
         guard case .home = await manager.resume() else { Issue.record("expected home"); return }
-        let vault = try #require(await manager.vault)
+        let vault = try await manager.vault
         guard case .session(_, _, let offset) = try await vault.snapshot() else { Issue.record("no session"); return }
         #expect(abs(offset - 3600) < 2)
     }
@@ -361,11 +361,11 @@ struct ResumeManagerTests {
 
     @Test func aLockedKeystoreIsUnavailableAndNothingIsWiped() async throws {
         let keys = try InMemoryKeyProvider()
-        let vault = try Vault.open(at: fixture.path, keys: keys, clock: fixture.clock.function)
+        let vault = try Vault.open(at: fixture.path, keyProvider: keys, clock: fixture.clock.function)
         try await vault.store(Fixtures.goTrue())
         await vault.close()
         keys.setState(.locked)
-        let manager = ResumeManager(path: fixture.path, keys: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
+        let manager = ResumeManager(path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
                                     clock: fixture.clock.function)
         guard case .unavailable = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(FileManager.default.fileExists(atPath: fixture.path))
@@ -399,7 +399,7 @@ struct ResumeManagerTests {
         try await vault.store(Fixtures.goTrue())
         await vault.close()
         let other = TemporaryDirectory()
-        let manager = ResumeManager(path: fixture.path, keys: try KeyFileProvider.create(at: other.file("other.key")),
+        let manager = ResumeManager(path: fixture.path, keyProvider: try KeyFileProvider.create(at: other.file("other.key")),
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"), clock: fixture.clock.function)
         guard case .unavailable(_, let detail) = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(detail.contains("wrongKey"))

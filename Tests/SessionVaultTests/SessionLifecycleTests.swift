@@ -19,7 +19,7 @@ struct SessionLifecycleTests {
     static let thirtyMinuteIdle: ResumePolicy = .standard
 
     func manager(biometrics: (any BiometricGate)? = nil, policy: ResumePolicy = thirtyMinuteIdle) -> ResumeManager {
-        ResumeManager(path: fixture.path, keys: fixture.keys,
+        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                       refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: 5),
                       biometrics: biometrics, policy: policy, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
@@ -158,7 +158,7 @@ struct SessionLifecycleTests {
         #expect(try await vault.refreshToken() == nil)
         #expect(try await vault.currentSession() == nil)
         let audit = try await vault.auditEvents(limit: 5)
-        #expect(audit.contains { $0.event == "serverSignOut" && $0.reason == "\(scope.rawValue):ended" })
+        #expect(audit.contains { $0.kind == .serverSignOut && $0.reason == "\(scope.rawValue):ended" })
         await vault.close()
     }
 
@@ -185,7 +185,7 @@ struct SessionLifecycleTests {
                                         revocationEndpoint: server.baseURL.appendingPathComponent("revoke"),
                                         endSessionEndpoint: try #require(URL(string: "https://idp.example/logout")),
                                         postLogoutRedirectURI: try #require(URL(string: "app://signed-out")))
-        let manager = ResumeManager(path: fixture.path, keys: fixture.keys, refresher: refresher, clock: fixture.clock.function)
+        let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: refresher, clock: fixture.clock.function)
         let result = try await manager.signOut()
         #expect(result.server == .ended)
         let request = try #require(server.requests.first)
@@ -254,7 +254,7 @@ struct SessionLifecycleEdgeTests {
     init() throws { server = try ScriptedHTTPServer() }
 
     func manager(timeout: TimeInterval = 5) -> ResumeManager {
-        ResumeManager(path: fixture.path, keys: fixture.keys,
+        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                       refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: timeout),
                       policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }

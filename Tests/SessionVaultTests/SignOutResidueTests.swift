@@ -20,7 +20,7 @@ struct SignOutResidueTests {
     func noEarlierTokenSurvivesInTheLog() async throws {
         let first = Self.tokens("first")
         let second = Self.tokens("second")
-        let vault = try Vault.open(at: path, keys: KeyFileProvider(path: keyPath))
+        let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         try await vault.store(Fixtures.goTrue(refresh: first.refresh, access: first.access))
 
         // The search works: the stored session's tokens are found in a copy.

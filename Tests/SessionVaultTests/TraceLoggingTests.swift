@@ -18,15 +18,14 @@ struct TraceLoggingTests {
         let passphrase = "correct horse battery staple \(Fixtures.refreshMarker)-pass"
         var passphraseBytes = Array(passphrase.utf8)
         let keys = try PassphraseKeyProvider(passphrase: SecretBytes(consuming: &passphraseBytes))
-        let vault = try Vault.open(at: fixture.path, keys: keys, policy: policy, clock: fixture.clock.function, logger: logger)
+        let vault = try Vault.open(at: fixture.path, keyProvider: keys, policy: policy, clock: fixture.clock.function, logger: logger)
         try await vault.store(Fixtures.goTrue())
         try await vault.rotate(Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-2", access: "\(Fixtures.accessMarker)-2"))
         try await vault.touch()
         try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
         fixture.clock.advance(by: 7200)
         server.enqueue(.json(#"{"access_token":"\#(Fixtures.accessMarker)-3","token_type":"bearer","expires_in":3600,"refresh_token":"\#(Fixtures.refreshMarker)-3","user":{"id":"user-123","email":"mentor@example.org"}}"#))
-        let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon"),
-                                    clock: fixture.clock.function, logger: logger)
+        let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon"))
         _ = await manager.resume()
         _ = await manager.freshAccessToken()
         _ = try await vault.verify()
@@ -39,7 +38,7 @@ struct TraceLoggingTests {
         _ = try await manager.signOut(scope: .global)
         try await vault.store(Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-4"))
         try await vault.wipe(reason: CorruptionReason(.invariantViolation, "trace test"))
-        try Vault.recover(at: fixture.path, keys: KeyFileProvider(path: newKeyPath), reason: nil)
+        try Vault.recover(at: fixture.path, keyProvider: KeyFileProvider(path: newKeyPath), reason: nil)
 
         let lines = store.all
         #expect(lines.count >= 8, "the library logged at trace level through the given logger: \(lines.count) lines")

@@ -71,7 +71,7 @@ struct VaultBehaviourTests {
         guard case .session(let session, _, _) = try await vault.snapshot() else { Issue.record("no session"); return }
         #expect(session.activeSubject == "patient-42")
         let audit = try await vault.auditEvents(limit: 5)
-        #expect(audit.contains { $0.event == "activeSubjectChanged" && $0.reason == "patient-42" })
+        #expect(audit.contains { $0.kind == .activeSubjectChanged && $0.reason == "patient-42" })
     }
 
     @Test func theAuditLogIsCappedAndHoldsNoTokens() async throws {
@@ -111,5 +111,45 @@ struct VaultBehaviourTests {
         chmod(fixture.files.wal, 0o600)
         let check = try fixture.open()
         #expect(try await check.currentSession() == stored)
+    }
+}
+
+extension VaultBehaviourTests {
+    @Test func rotateWithoutASessionSaysNoSessionAndALateResultSaysStale() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        await #expect(throws: VaultError.noSession) { try await vault.rotate(Fixtures.goTrue()) }
+        let stored = try await vault.store(Fixtures.goTrue())
+        try await vault.signOut()
+        await #expect(throws: VaultError.staleSession) {
+            try await vault.rotate(Fixtures.goTrue(refresh: "late"), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
+        }
+        await #expect(throws: VaultError.noSession) { try await vault.rotate(Fixtures.goTrue(refresh: "late")) }
+    }
+
+    @Test func inspectionFieldsAreTyped() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        try await vault.store(Fixtures.goTrue())
+        var inspection = try await vault.inspect()
+        #expect(inspection.state.emptyReason == nil, "a session is current")
+        #expect(inspection.header.keyDerivation == .stored)
+        #expect(inspection.migrations.allSatisfy { $0.appliedAt == fixture.clock.now }, "applied when the vault was created")
+        fixture.clock.advance(by: 60)
+        try await vault.signOut()
+        inspection = try await vault.inspect()
+        #expect(inspection.state.emptyReason == .signedOut)
+        #expect(inspection.recentEvents.map(\.kind) == [.stored, .signedOut])
+        #expect(inspection.recentEvents.last?.at == fixture.clock.now)
+    }
+
+    @Test func anAuditKindThisVersionDoesNotKnowIsKeptAsWritten() throws {
+        #expect(AuditEvent.Kind(code: "rotated") == .rotated)
+        let unknown = AuditEvent.Kind(code: "passkeyAdded")
+        #expect(unknown == .unrecognized("passkeyAdded"))
+        #expect(unknown.code == "passkeyAdded")
+        let encoded = try JSONEncoder().encode([AuditEvent.Kind.signedOut, unknown])
+        #expect(String(decoding: encoded, as: UTF8.self) == #"["signedOut","passkeyAdded"]"#)
+        #expect(try JSONDecoder().decode([AuditEvent.Kind].self, from: encoded) == [.signedOut, unknown])
     }
 }

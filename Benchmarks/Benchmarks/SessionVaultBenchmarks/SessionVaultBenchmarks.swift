@@ -68,7 +68,7 @@ let benchmarks: @Sendable () -> Void = {
             let fixture = try await FixtureStore.shared.fixture(sessions: sessions)
             return (fixture, try fixture.keyProvider())
         }, body: { _, state in
-            let vault = try Vault.open(at: state.0.vaultPath, keys: state.1, create: false)
+            let vault = try Vault.open(at: state.0.vaultPath, keyProvider: state.1, create: false)
             let snapshot = try await vault.snapshot()
             let access = try await vault.accessToken()
             let refresh = try await vault.refreshToken()

@@ -32,7 +32,7 @@ package struct VaultFixture: Sendable {
     }
 
     package func open(clock: @escaping @Sendable () -> Date = { Date() }) throws -> Vault {
-        try Vault.open(at: vaultPath, keys: keyProvider(), clock: clock, create: false)
+        try Vault.open(at: vaultPath, keyProvider: keyProvider(), clock: clock, create: false)
     }
 
     /// A raw connection to the vault file, keyed with its database key the way the library keys it.
@@ -52,7 +52,7 @@ package struct VaultFixture: Sendable {
         let fixture = VaultFixture(directory: directory, keys: .random(), sessions: sessions)
 
         // 1. The current session through the public API.
-        let vault = try Vault.open(at: fixture.vaultPath, keys: fixture.keyProvider(), create: true)
+        let vault = try Vault.open(at: fixture.vaultPath, keyProvider: fixture.keyProvider(), create: true)
         try await vault.store(TokenFactory.signIn(expiresIn: 3600))
         await vault.close()
 

@@ -36,7 +36,7 @@ func runScenario() async throws -> TimeInterval {
     case "launch-vault":
         let keys = try fixture.keyProvider()
         elapsed = try await measuredLoop(iterations) {
-            let vault = try Vault.open(at: fixture.vaultPath, keys: keys, create: false)
+            let vault = try Vault.open(at: fixture.vaultPath, keyProvider: keys, create: false)
             let snapshot = try await vault.snapshot()
             blackHoleValue(try await vault.accessToken())
             blackHoleValue(try await vault.refreshToken())

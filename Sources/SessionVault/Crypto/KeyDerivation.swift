@@ -4,4 +4,12 @@ public enum KeyDerivation: Sendable, Equatable {
     case stored
     /// Argon2id over a passphrase, with the salt and limits needed to derive the same key again.
     case argon2id(salt: [UInt8], opsLimit: UInt64, memLimit: UInt64)
+
+    /// `stored` or `argon2id`: the stable name tools print.
+    package var name: String {
+        switch self {
+        case .stored: return "stored"
+        case .argon2id: return "argon2id"
+        }
+    }
 }

@@ -204,7 +204,7 @@ extension KeyFileProvider {
     }
 
     /// The name a damaged key file of ours is kept under by `destroyKey`.
-    public static func damagedName(for path: String, at time: Date = Date()) -> String {
+    package static func damagedName(for path: String, at time: Date = Date()) -> String {
         "\(path).damaged-\(Int64(time.timeIntervalSince1970))"
     }
 

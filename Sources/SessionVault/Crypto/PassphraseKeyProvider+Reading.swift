@@ -6,7 +6,7 @@ import Darwin
 
 extension PassphraseKeyProvider {
     /// The longest passphrase line `reading(fromDescriptor:)` accepts, in bytes.
-    public static let maximumPassphraseLength = 1024
+    package static let maximumPassphraseLength = 1024
 
     /// A provider whose passphrase is the first line read from `descriptor` (a command-line
     /// tool's standard input). The line is read one byte at a time straight into locked memory,
@@ -14,7 +14,7 @@ extension PassphraseKeyProvider {
     /// a `\r` before it) is not part of the passphrase.
     /// - Throws: `.missing` when the input ends before any byte, `.invalid` for an empty or
     ///   over-long line, `.unavailable` when reading fails.
-    public static func reading(fromDescriptor descriptor: Int32) throws(KeyProviderError) -> PassphraseKeyProvider {
+    package static func reading(fromDescriptor descriptor: Int32) throws(KeyProviderError) -> PassphraseKeyProvider {
         var length = 0
         var sawAnyByte = false
         let line: SecretBytes

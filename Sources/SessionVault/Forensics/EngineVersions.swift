@@ -1,6 +1,6 @@
 /// The database engine this process links, asked without opening any vault (for a
 /// chain-of-custody record, which must name the engine even when no key is given).
-public struct EngineVersions: Sendable, Equatable {
+package struct EngineVersions: Sendable, Equatable {
     /// `PRAGMA cipher_version`, e.g. `3.4.1`; empty if the linked library is not SQLCipher.
     public let cipherVersion: String
     /// The SQLite library under SQLCipher, e.g. `3.15.2`.

@@ -2,7 +2,7 @@ import CSodium
 
 /// SHA-256 (libsodium's `crypto_hash_sha256`) for the CLI's chain-of-custody record: the digest
 /// investigators compare with their own `sha256sum` of the evidence files.
-public enum SHA256Digest {
+package enum SHA256Digest {
     /// The lower-case hex SHA-256 of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {
         _ = try? Sodium.ensureInitialized()

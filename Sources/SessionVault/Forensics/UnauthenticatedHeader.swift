@@ -4,7 +4,7 @@
 /// only that the file was not torn, not who wrote it, so every value here is unauthenticated.
 /// The key check value and any Argon2id salt are left out (they would let a passphrase be
 /// guessed offline).
-public struct UnauthenticatedHeader: Sendable, Equatable {
+package struct UnauthenticatedHeader: Sendable, Equatable {
     /// The header format version (1).
     public let formatVersion: Int
     /// The pinned SQLCipher page size (4096).

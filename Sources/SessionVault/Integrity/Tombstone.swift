@@ -9,7 +9,7 @@ public struct Tombstone: Sendable, Equatable, Codable {
     /// The SessionVault version that wiped.
     public let version: String
 
-    public init(reason: CorruptionKind, detail: String, wipedAt: Date, version: String = SessionVaultVersion.current) {
+    package init(reason: CorruptionKind, detail: String, wipedAt: Date, version: String = SessionVaultVersion.current) {
         self.reason = reason
         self.detail = detail
         self.wipedAt = wipedAt

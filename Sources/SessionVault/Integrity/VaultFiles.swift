@@ -13,16 +13,16 @@ public struct VaultFiles: Sendable, Equatable {
     /// Written by a recovery wipe: why the vault was wiped (no secrets).
     public var tombstone: String { database + "-tombstone" }
     /// A re-encrypted copy being built by `rekey`.
-    public var rekeyTemporary: String { database + "-rekey" }
+    package var rekeyTemporary: String { database + "-rekey" }
     /// A new database being built by `open`, published under `database` once complete.
-    public var creating: String { database + "-creating" }
+    package var creating: String { database + "-creating" }
     var creatingJournal: String { creating + "-journal" }
     /// Lock file held (flock) by the one process spending the refresh token. Holds no data;
     /// never deleted (see `FileLock`).
-    public var refreshLock: String { database + "-refresh.lock" }
+    package var refreshLock: String { database + "-refresh.lock" }
     /// Lock file held (flock) while a process creates, opens, rekeys or wipes the vault, so no
     /// process ever sees another's half-made files. Holds no data; never deleted.
-    public var structureLock: String { database + "-lock" }
+    package var structureLock: String { database + "-lock" }
 
     /// Everything a wipe deletes, the header last: it is the proof that the files are this
     /// vault's, so a crash mid-wipe leaves a header (with the key already destroyed: keyMissing,

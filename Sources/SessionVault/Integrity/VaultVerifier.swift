@@ -105,7 +105,7 @@ struct VaultVerifier {
             guard let name = statement.text(1), let checksum = statement.text(2) else {
                 return [VerificationFinding(kind: .structuralDamage, detail: "a schema_migrations row has no name or checksum", table: "schema_migrations")]
             }
-            rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: statement.int64(3)))
+            rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: statement.int64(3))))
         }
         do {
             let fromNewerLibrary = rows.contains { $0.version > migrator.newestVersion }

@@ -1,15 +1,17 @@
 /// One problem found by a full `verify()` scan.
 public struct VerificationFinding: Sendable, Equatable, Codable {
-    public var kind: CorruptionKind
-    public var detail: String
+    /// What kind of damage it is.
+    public package(set) var kind: CorruptionKind
+    /// What was found, in words (names pages, tables and rows; never a token or a key).
+    public package(set) var detail: String
     /// The page number, when the problem is tied to a page.
-    public var page: Int?
+    public package(set) var page: Int?
     /// The table, when known.
-    public var table: String?
+    public package(set) var table: String?
     /// The session, when the problem is in a session row.
-    public var sessionID: String?
+    public package(set) var sessionID: String?
 
-    public init(kind: CorruptionKind, detail: String, page: Int? = nil, table: String? = nil, sessionID: String? = nil) {
+    package init(kind: CorruptionKind, detail: String, page: Int? = nil, table: String? = nil, sessionID: String? = nil) {
         self.kind = kind
         self.detail = detail
         self.page = page

@@ -7,19 +7,20 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public let id: Int64
     /// When it happened, by the vault's clock.
     public let at: Date
-    /// What happened: `stored`, `rotated`, `signedOut`, `biometricEnabled`, `biometricDisabled`,
-    /// `activeSubjectChanged`, …
-    public let event: String
+    /// What happened.
+    public let kind: Kind
+    /// The session the event concerns (32 hex digits), if any.
     public let sessionID: String?
     /// The refresh (or access) token fingerprint the event concerns, if any.
     public let fingerprint: Fingerprint?
-    /// Why, in stable text (e.g. a `MissingReason` code), if recorded.
+    /// Why, in stable text, if recorded: a `MissingReason` code for `signedOut`, the subject for
+    /// `activeSubjectChanged`, `<scope>:<outcome>` for `serverSignOut`.
     public let reason: String?
 
-    public init(id: Int64, at: Date, event: String, sessionID: String?, fingerprint: Fingerprint?, reason: String?) {
+    package init(id: Int64, at: Date, kind: Kind, sessionID: String?, fingerprint: Fingerprint?, reason: String?) {
         self.id = id
         self.at = at
-        self.event = event
+        self.kind = kind
         self.sessionID = sessionID
         self.fingerprint = fingerprint
         self.reason = reason

@@ -3,7 +3,7 @@ public struct CorruptionReason: Error, Sendable, Equatable, Codable, CustomStrin
     public let kind: CorruptionKind
     public let detail: String
 
-    public init(_ kind: CorruptionKind, _ detail: String) {
+    package init(_ kind: CorruptionKind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }

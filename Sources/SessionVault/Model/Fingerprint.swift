@@ -4,7 +4,7 @@
 public struct Fingerprint: Hashable, Sendable, Codable, CustomStringConvertible {
     public let hex: String
 
-    public init(hex: String) { self.hex = hex }
+    package init(hex: String) { self.hex = hex }
 
     public var description: String { hex }
 }

@@ -42,7 +42,7 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     }
 
     /// Parses `code`; unknown text reads as `signedOut` (the safe "no session" answer).
-    public init(code: String) {
+    package init(code: String) {
         let all: [MissingReason] = [.neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
                                     .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged,
                                     .refreshedForAnotherSubject]

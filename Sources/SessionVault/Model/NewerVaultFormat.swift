@@ -9,7 +9,7 @@ public struct NewerVaultFormat: Error, Sendable, Equatable, CustomStringConverti
     /// The directory the vault's files were moved to; nil until they are.
     public let setAsideAt: String?
 
-    public init(readableSince: Int, newestKnown: Int, setAsideAt: String? = nil) {
+    package init(readableSince: Int, newestKnown: Int, setAsideAt: String? = nil) {
         self.readableSince = readableSince
         self.newestKnown = newestKnown
         self.setAsideAt = setAsideAt

@@ -1,26 +1,35 @@
 import Foundation
 
 /// A redacted snapshot of a stored session: everything but the tokens, which appear only as
-/// fingerprints. Safe to log, print and pass across the app.
-public struct Session: Sendable, Equatable, Codable {
+/// fingerprints. Safe to pass across the app; it prints as one short line (see `description`).
+public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Random id of this sign-in (32 hex digits).
     public let id: String
+    /// Who signed in, as the token response said (see `SessionIdentity`).
     public let identity: SessionIdentity
     /// The delegated (e.g. caregiver → patient) subject the user currently acts for, if any.
     public let activeSubject: String?
+    /// The token type the server stated, normally `bearer`.
     public let tokenType: String
+    /// The scope the server granted, when it stated one.
     public let scope: String?
+    /// The refresh token's fingerprint: the only form in which it is ever shown. Nil when the
+    /// server issued no refresh token.
     public let refreshTokenFingerprint: Fingerprint?
+    /// The cached access token's fingerprint.
     public let accessTokenFingerprint: Fingerprint?
     /// Local time the access token expires: receipt time + `expires_in`.
     public let accessExpiresAt: Date?
     /// The server's own `expires_at`, kept for reference (server clock).
     public let serverExpiresAt: Date?
+    /// When the refresh token expires: the server's `refresh_expires_in`, or the policy's
+    /// `refreshTokenLifetime` when the server states none.
     public let refreshExpiresAt: Date?
     /// When the first token of this sign-in was received.
     public let issuedAt: Date
     /// Past this the session is over whatever the tokens say (tenant absolute lifetime).
     public let absoluteDeadline: Date?
+    /// The latest user activity recorded (`Vault.touch()`), for the idle timeout.
     public internal(set) var lastActiveAt: Date
     /// The user's preference: unlock with biometrics on resume.
     public let biometricEnabled: Bool
@@ -32,4 +41,15 @@ public struct Session: Sendable, Equatable, Codable {
 
     /// Whether a refresh token is stored.
     public var hasRefreshToken: Bool { refreshTokenFingerprint != nil }
+
+    /// The first 8 hex digits of `id`, for log lines.
+    var shortID: String { DescriptionText.short(id) }
+
+    /// One line: shortened id, subject, fingerprints and expiries, token version. No token, no
+    /// email address or display name.
+    public var description: String {
+        "Session(\(shortID), subject \(identity.subject), refresh fp \(refreshTokenFingerprint?.hex ?? "-") until "
+            + "\(DescriptionText.time(refreshExpiresAt)), access fp \(accessTokenFingerprint?.hex ?? "-") until "
+            + "\(DescriptionText.time(accessExpiresAt)), version \(tokenVersion)\(biometricEnabled ? ", biometric" : ""))"
+    }
 }

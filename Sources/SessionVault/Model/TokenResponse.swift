@@ -2,21 +2,30 @@ import Foundation
 
 /// A successful token endpoint response: Supabase GoTrue's (`access_token`, `token_type`,
 /// `expires_in`, `expires_at`, `refresh_token`, `user{…}`) or a plain RFC 6749 §5.1 one.
-public struct TokenResponse: Sendable {
+///
+/// It holds the tokens themselves (in locked memory, see `Token`) but prints only their
+/// fingerprints, when known, and their lifetimes.
+public struct TokenResponse: Sendable, CustomStringConvertible {
+    /// The access token (`access_token`).
     public var accessToken: Token
+    /// The token type (`token_type`), normally `bearer`.
     public var tokenType: String
     /// Lifetime of the access token in seconds, from the server. Expiry is computed from this
     /// against the local time of receipt, so a wrong device clock does not shorten or extend it.
     public var expiresIn: Int64?
     /// The server's own expiry time (Unix seconds), kept for reference.
     public var expiresAt: Int64?
+    /// The refresh token (`refresh_token`); a refresh response without one keeps the stored one.
     public var refreshToken: Token?
     /// Lifetime of the refresh token in seconds, when the server states one.
     public var refreshExpiresIn: Int64?
+    /// The granted scope (`scope`), when stated.
     public var scope: String?
     /// Who the tokens belong to; refresh responses often carry none (the stored identity stays).
     public var identity: SessionIdentity?
 
+    /// A response a custom `SessionRefresher` built from its server's answer. `Vault.store` and
+    /// `Vault.rotate` check its numbers against `lifetimeRange` and `unixTimeRange`.
     public init(accessToken: Token, tokenType: String = "bearer", expiresIn: Int64?, expiresAt: Int64? = nil,
                 refreshToken: Token?, refreshExpiresIn: Int64? = nil, scope: String? = nil, identity: SessionIdentity?) {
         self.accessToken = accessToken
@@ -102,10 +111,16 @@ public struct TokenResponse: Sendable {
     /// Refuses numbers outside `lifetimeRange` and `unixTimeRange`. `Vault.store` and
     /// `Vault.rotate` call it, so a response built by hand gets the same answer as a parsed one,
     /// and whatever they accept, the next open accepts.
-    public func checkRanges() throws(TokenResponseError) {
+    package func checkRanges() throws(TokenResponseError) {
         if let expiresIn, !Self.lifetimeRange.contains(expiresIn) { throw .invalidField("expires_in") }
         if let expiresAt, !Self.unixTimeRange.contains(expiresAt) { throw .invalidField("expires_at") }
         if let refreshExpiresIn, !Self.lifetimeRange.contains(refreshExpiresIn) { throw .invalidField("refresh_expires_in") }
+    }
+
+    /// Token type, lifetimes, whether a refresh token came, and the subject; never a token.
+    public var description: String {
+        "TokenResponse(\(tokenType), access expires in \(expiresIn.map { "\($0) s" } ?? "-"), "
+            + "refresh token \(refreshToken == nil ? "none" : "present")\(identity.map { ", subject \($0.subject)" } ?? ""))"
     }
 
     /// A whole number within `range`, given as a JSON number or a decimal string; anything else

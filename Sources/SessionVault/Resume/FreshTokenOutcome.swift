@@ -1,5 +1,5 @@
 /// What `ResumeManager.freshAccessToken()` gives an API call.
-public enum FreshTokenOutcome: Sendable {
+public enum FreshTokenOutcome: Sendable, CustomStringConvertible {
     /// An access token with at least the policy's minimum TTL left, and the session it belongs to.
     /// Reveal its bytes only for the request (`withRevealedBytes`).
     case token(Token, Session)
@@ -12,4 +12,15 @@ public enum FreshTokenOutcome: Sendable {
     case locked
     /// The vault cannot be read right now (locked keystore, busy, replaced): retry later.
     case unavailable(retryAfter: Double, detail: String)
+
+    /// The case and what it carries; a token appears only as its fingerprint.
+    public var description: String {
+        switch self {
+        case .token(let token, let session): return "token(\(token), \(session))"
+        case .sessionEnded(let reason, let message): return "sessionEnded(\(reason.code)\(message ? ", show expired message" : ""))"
+        case .offline(let retryAfter): return "offline(retry in \(retryAfter) s)"
+        case .locked: return "locked"
+        case .unavailable(let retryAfter, let detail): return "unavailable(retry in \(retryAfter) s: \(detail))"
+        }
+    }
 }

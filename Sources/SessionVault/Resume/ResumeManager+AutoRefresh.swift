@@ -7,7 +7,13 @@ extension ResumeManager {
     /// it tries again after the backoff (or the server's `retry_after`) and keeps going; it stops
     /// by itself when the session ends (sign-out, rejected refresh) or needs an unlock. Call
     /// `stopAutoRefresh()` when the app goes to the background. Starting twice is a no-op.
-    public func startAutoRefresh(clock: any AutoRefreshClock = SystemAutoRefreshClock()) {
+    /// The loop reads the manager's clock (the one given to it, or to the vault it borrows).
+    public func startAutoRefresh() {
+        startAutoRefresh(clock: SystemAutoRefreshClock(now: clock))
+    }
+
+    /// `startAutoRefresh()` on a clock a test moves by hand.
+    package func startAutoRefresh(clock: any AutoRefreshClock) {
         guard autoRefresh == nil else { return }
         autoRefreshGeneration &+= 1
         let generation = autoRefreshGeneration

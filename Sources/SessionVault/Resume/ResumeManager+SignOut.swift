@@ -18,7 +18,7 @@ extension ResumeManager {
             return SignOutResult(server: .notSupported, endSessionURL: nil)
         }
         let server = await terminator.endServerSession(refreshToken: refreshToken, accessToken: accessToken, scope: scope)
-        try? await vault.recordAudit("serverSignOut", reason: "\(scope.rawValue):\(server.code)")
+        try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)")
         logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)"])
         return SignOutResult(server: server, endSessionURL: terminator.endSessionURL())
     }

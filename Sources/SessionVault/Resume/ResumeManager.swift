@@ -1,23 +1,29 @@
 import Foundation
 import Logging
 
-/// Decides and carries out the resume path on every launch and every return from background.
+/// Decides and carries out the resume path on every launch and every return from background,
+/// hands out fresh access tokens for API calls, and signs out: the one object an app talks to.
 ///
-/// It opens the vault (once), decides the path with `ResumeDecision`, and for `expired` unlocks
-/// (biometric if enabled), refreshes through the injected `SessionRefresher` and stores the
-/// rotated tokens durably before returning home. Refreshes are single-flight: any number of
-/// concurrent callers in this process share one network call, and across processes (and other
-/// managers) the refresh lock beside the vault file (an `flock` the kernel releases when its
-/// holder dies, never on a timer) lets only one of them spend the refresh token.
+/// It uses one vault per process: either its own (`init(path:keyProvider:refresher:…)` opens
+/// it on first use and reopens it after a recovery wipe) or one the app opened
+/// (`init(vault:refresher:…)` borrows it, with its policy, clock and logger). Reach that vault
+/// through `vault` to store a sign-in; never open the same file a second time.
+///
+/// `resume()` decides the path with `ResumeDecision`, and for `expired` unlocks (biometric if
+/// enabled), refreshes through the injected `SessionRefresher` and stores the rotated tokens
+/// durably before returning home. Refreshes are single-flight: any number of concurrent callers
+/// in this process share one network call, and across processes (and other managers) the
+/// refresh lock beside the vault file (an `flock` the kernel releases when its holder dies,
+/// never on a timer) lets only one of them spend the refresh token.
 public actor ResumeManager {
     private let path: String
-    /// Nil until known for a manager made with an open vault: read from it at recovery time.
-    private var keys: (any KeyProvider)?
+    /// Nil for a manager that borrows an open vault: read from it at recovery time.
+    private var keyProvider: (any KeyProvider)?
     private var openedVault: Vault?
     let refresher: any SessionRefresher
     private let biometrics: (any BiometricGate)?
     let policy: ResumePolicy
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
     let logger: Logger
     /// This manager's handle on the refresh lock file (see `FileLock`), opened on first refresh.
     private var openedRefreshLock: FileLock?
@@ -30,13 +36,26 @@ public actor ResumeManager {
     var autoRefreshGeneration: UInt64 = 0
     private var backoff: RetryBackoff
 
-    /// A manager that opens the vault at `path` itself on the first `resume()` (and reopens it
-    /// after a recovery wipe).
-    public init(path: String, keys: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
+    /// A manager that owns the vault at `path`: it opens it on first use (`resume()`, `vault`,
+    /// any call) and reopens it after a recovery wipe. Create one per process and keep it.
+    ///
+    /// - Parameters:
+    ///   - path: the database file, e.g. in Application Support or an app group container.
+    ///   - keyProvider: where the root key comes from (`KeyFileProvider`, your Keychain
+    ///     provider, `InMemoryKeyProvider` in tests).
+    ///   - refresher: talks to your authorization server (`GoTrueRefresher`, `OAuth2Refresher`,
+    ///     or your own `SessionRefresher`).
+    ///   - biometrics: the platform's biometric prompt; nil when the app has none.
+    ///   - policy: lifetimes, idle timeout, biometric prompting (see `ResumePolicy`).
+    ///   - clock: the time every decision uses; tests move it by hand.
+    ///   - logger: where the vault and the manager log (never a token); silent by default.
+    ///   - refreshWaitLimit: how long to wait for another process's refresh (seconds).
+    ///   - backoff: the delays between failed refreshes.
+    public init(path: String, keyProvider: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
                 policy: ResumePolicy = .standard, clock: @escaping @Sendable () -> Date = { Date() },
                 logger: Logger = Vault.silentLogger, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
         self.path = path
-        self.keys = keys
+        self.keyProvider = keyProvider
         self.refresher = refresher
         self.biometrics = biometrics
         self.policy = policy
@@ -46,24 +65,31 @@ public actor ResumeManager {
         self.backoff = backoff
     }
 
-    /// A manager for a vault the app already opened.
+    /// A manager that borrows a vault the app opened (`Vault.open`): it uses that vault's
+    /// policy, clock and logger, so they are given once, to `Vault.open`. After a recovery wipe
+    /// the same `Vault` is reopened in place.
     public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
-                clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Vault.silentLogger,
                 refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
         self.path = vault.files.database
-        self.keys = nil
+        self.keyProvider = nil
         self.openedVault = vault
         self.refresher = refresher
         self.biometrics = biometrics
         self.policy = vault.policy
-        self.clock = clock
-        self.logger = logger
+        self.clock = vault.clock
+        self.logger = vault.logger
         self.refreshWaitLimit = refreshWaitLimit
         self.backoff = backoff
     }
 
-    /// The open vault, once `resume()` has opened it.
-    public var vault: Vault? { openedVault }
+    /// The vault this manager uses, opened if it is not open yet: the one place to store a
+    /// sign-in (`try await manager.vault.store(response)`) and to read or change what it holds.
+    ///
+    /// - Throws: what `Vault.open` throws. On `.corrupted` or `.unavailable`, call `resume()`:
+    ///   it recovers or reports when to retry.
+    public var vault: Vault {
+        get throws(VaultError) { try openVault() }
+    }
 
     /// The open vault, opening it if needed; nil when it cannot be opened now.
     func currentVault() -> Vault? { try? openVault() }
@@ -378,8 +404,8 @@ public actor ResumeManager {
     /// The vault, opened on first use (a device restart is a new process opening it again).
     private func openVault() throws(VaultError) -> Vault {
         if let openedVault { return openedVault }
-        guard let keys else { throw .closed }
-        let vault = try Vault.open(at: path, keys: keys, policy: policy, clock: clock, logger: logger)
+        guard let keyProvider else { throw .closed }
+        let vault = try Vault.open(at: path, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger)
         openedVault = vault
         return vault
     }
@@ -420,7 +446,7 @@ public actor ResumeManager {
             return .login(reason: .wipedAfterCorruption(reason.kind), showExpiredMessage: false)
         }
         do {
-            try Vault.recover(at: path, keys: keys, reason: reason, now: clock())
+            try Vault.recover(at: path, keyProvider: keyProvider, reason: reason, now: clock())
         } catch {
             return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
         }

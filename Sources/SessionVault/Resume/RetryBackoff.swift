@@ -6,7 +6,7 @@ import Foundation
 public struct RetryBackoff: Sendable, Equatable {
     public var base: TimeInterval
     public var cap: TimeInterval
-    public private(set) var failures = 0
+    package private(set) var failures = 0
 
     public init(base: TimeInterval = 1, cap: TimeInterval = 300) {
         self.base = base
@@ -14,11 +14,11 @@ public struct RetryBackoff: Sendable, Equatable {
     }
 
     /// Records a failure and returns how long to wait before the next attempt.
-    public mutating func nextDelay() -> TimeInterval {
+    package mutating func nextDelay() -> TimeInterval {
         let ceiling = min(cap, base * pow(2, Double(min(failures, 30))))
         failures += 1
         return TimeInterval.random(in: 0...ceiling)
     }
 
-    public mutating func reset() { failures = 0 }
+    package mutating func reset() { failures = 0 }
 }

@@ -1,5 +1,5 @@
 /// Why the migrator refused a database.
-public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file records a migration whose SQL differs from the one this library ships.
     case checksumMismatch(version: Int, name: String)
     /// The file records migrations this library does not know and no format marker that says

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Brings a database to the newest embedded schema.
 ///
 /// Each pending migration and its bookkeeping row commit in one transaction, so a crash leaves
@@ -32,7 +34,7 @@ struct Migrator: Sendable {
                 guard let name = statement.text(1), let checksum = statement.text(2) else {
                     throw MigrationError.malformedHistory("a row without name or checksum")
                 }
-                rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: statement.int64(3)))
+                rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: statement.int64(3))))
             }
             return rows
         } catch let error as MigrationError {

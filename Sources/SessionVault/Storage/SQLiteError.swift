@@ -14,7 +14,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The operating system's errno behind an I/O failure (`sqlite3_system_errno`), or 0.
     public let systemErrno: Int32
 
-    public init(extendedCode: ResultCode, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
+    package init(extendedCode: ResultCode, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = extendedCode.primary
         self.extendedCode = extendedCode
         self.message = message

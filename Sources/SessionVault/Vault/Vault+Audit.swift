@@ -3,7 +3,7 @@ import Foundation
 extension Vault {
     /// Records an event that changes nothing else (e.g. what the server said to a sign-out) in
     /// the audit log. Never a token: the reason is a short code.
-    func recordAudit(_ event: String, reason: String?) throws(VaultError) {
+    func recordAudit(_ event: AuditEvent.Kind, reason: String?) throws(VaultError) {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try write("audit") { connection, now in

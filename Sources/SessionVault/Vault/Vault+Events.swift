@@ -17,7 +17,7 @@ extension Vault {
 
     /// Checks for changes another process committed and emits what changed. Called before every
     /// read and write, and periodically while anyone listens to `events()`.
-    public func refreshIfChangedElsewhere() throws(VaultError) {
+    func refreshIfChangedElsewhere() throws(VaultError) {
         if try reopenIfReplacedElsewhere() { return }
         let connection = try liveConnection()
         let version: Int64

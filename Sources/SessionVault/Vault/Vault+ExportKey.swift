@@ -14,7 +14,7 @@ extension Vault {
     /// - Throws: `.corrupted(.wrongKey)` when the key does not match this vault,
     ///   `.corrupted(.keyMissing)` when there is no key, `.corrupted(.headerDamaged)` when the
     ///   header is missing or unreadable, `.unavailable` when the key cannot be read now.
-    public static func exportDatabaseKey(at path: String, keys provider: any KeyProvider) throws(VaultError) -> SecretBytes {
+    package static func exportDatabaseKey(at path: String, keyProvider provider: any KeyProvider) throws(VaultError) -> SecretBytes {
         let files = VaultFiles(database: path)
         guard let header = try HeaderFile.read(at: files.header) else {
             throw .corrupted(CorruptionReason(.headerDamaged, "no vault header at \(files.header)"))

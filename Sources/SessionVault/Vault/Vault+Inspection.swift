@@ -31,15 +31,10 @@ extension Vault {
                     path: ResumeDecision.decide(snapshot, now: at, policy: policy)))
             }
             statement.reset()
-            let derivation: String
-            switch header.current.derivation {
-            case .stored: derivation = "stored"
-            case .argon2id: derivation = "argon2id"
-            }
             return VaultInspection(
                 cipherVersion: cipherVersion, sqliteVersion: Connection.sqliteVersion, pageSize: pageSize, pageCount: pageCount,
                 journalMode: journalMode, files: VaultInspection.FileSizes(files: files),
-                header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: derivation,
+                header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: header.current.derivation,
                                                       rekeyPending: header.current.rekeyPending),
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
                 state: stateRow, recentEvents: try readAuditEvents(connection, limit: eventLimit),
@@ -78,7 +73,7 @@ extension Vault {
             guard let event = statement.text(2) else {
                 throw CorruptionReason(.invariantViolation, "audit log row \(statement.int64(0)) has no event")
             }
-            events.append(AuditEvent(id: statement.int64(0), at: Date(unixMilliseconds: statement.int64(1)), event: event,
+            events.append(AuditEvent(id: statement.int64(0), at: Date(unixMilliseconds: statement.int64(1)), kind: AuditEvent.Kind(code: event),
                                      sessionID: statement.text(3), fingerprint: statement.text(4).map(Fingerprint.init(hex:)),
                                      reason: statement.text(5)))
         }
@@ -90,7 +85,7 @@ extension Vault {
     private var currentStateRow: VaultInspection.StateRow {
         VaultInspection.StateRow(
             currentSessionID: state.current?.session.id, generation: state.generation, lastWallClock: state.lastWallClock,
-            emptyReason: state.current == nil ? state.emptyReason.code : "",
+            emptyReason: state.current == nil ? state.emptyReason : nil,
             serverClockOffset: state.serverClockOffset, biometricPreference: state.biometricPreference)
     }
 }

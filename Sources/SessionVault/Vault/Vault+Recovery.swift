@@ -9,7 +9,7 @@ extension Vault {
         pollTask?.cancel()
         pollTask = nil
         connection = nil
-        try Vault.recover(at: files.database, keys: keyProvider, reason: reason, now: clock())
+        try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, now: clock())
         emit(.wiped(reason?.kind))
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
@@ -24,9 +24,9 @@ extension Vault {
     /// beside it, a header without our magic, a key file that is not ours. A key that fails this
     /// vault's key check value (another vault's) is left in place; a damaged key file of ours is
     /// moved aside (`KeyFileProvider.destroyKey`), never destroyed.
-    public static func recover(at path: String, keys: (any KeyProvider)?, reason: CorruptionReason?, now: Date = Date()) throws(VaultError) {
+    public static func recover(at path: String, keyProvider: (any KeyProvider)?, reason: CorruptionReason?, now: Date = Date()) throws(VaultError) {
         let tombstone = reason.map { Tombstone(reason: $0.kind, detail: $0.detail, wipedAt: now) }
-        try VaultWiper.wipe(VaultFiles(database: path), keys: keys, tombstone: tombstone)
+        try VaultWiper.wipe(VaultFiles(database: path), keys: keyProvider, tombstone: tombstone)
     }
 
     /// The tombstone left by the last recovery wipe, if any; nil too when it cannot be read
@@ -38,7 +38,7 @@ extension Vault {
     /// The tombstone left by the last recovery wipe; nil when there is none.
     /// - Throws: `.io` when the tombstone path cannot be read or is not a regular file (a FIFO
     ///   there is refused at once, never waited on).
-    public static func readTombstone(at path: String) throws(VaultError) -> Tombstone? {
+    package static func readTombstone(at path: String) throws(VaultError) -> Tombstone? {
         do {
             return try Tombstone.read(at: VaultFiles(database: path).tombstone)
         } catch {

@@ -110,7 +110,7 @@ extension Vault {
         lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
         // Recorded in the new file, after the switch: the copy was made before it.
         try? write("rekeyed") { connection, now in
-            try audit(connection, "rekeyed", sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: now)
+            try audit(connection, .rekeyed, sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: now)
         }
     }
 

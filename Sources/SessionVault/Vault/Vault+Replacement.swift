@@ -29,7 +29,7 @@ extension Vault {
         dropConnection()
         replacedElsewhere = true
         wipedElsewhere = true
-        try Vault.recover(at: files.database, keys: keyProvider, reason: reason, now: clock())
+        try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, now: clock())
         try reopen(wiped: nil)
     }
 

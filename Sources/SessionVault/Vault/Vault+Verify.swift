@@ -34,7 +34,7 @@ extension Vault {
     /// - Throws: `.io` (ENOENT) when there is no vault at `path`; `.unavailable` when the key
     ///   cannot be read right now; `.corrupted(.wrongKey)` and `.corrupted(.keyMissing)` are
     ///   returned as findings too, since they say nothing about the file's pages.
-    public static func verify(at path: String, keys: any KeyProvider, now: Date = Date()) throws(VaultError) -> VerificationReport {
+    package static func verify(at path: String, keyProvider keys: any KeyProvider, now: Date = Date()) throws(VaultError) -> VerificationReport {
         let files = VaultFiles(database: path)
         guard FileIO.exists(files.database) else {
             throw .io(FileIOError(operation: "stat", path: files.database, errno: ENOENT))

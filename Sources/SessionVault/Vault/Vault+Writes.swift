@@ -49,7 +49,7 @@ extension Vault {
                 UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
                     server_clock_offset = ? WHERE singleton = 1
                 """, [.text(id), .integer(biometric ? 1 : 0), .integer(UnixMilliseconds.from(seconds: serverClockOffset ?? state.serverClockOffset))])
-            try audit(connection, "stored", sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
+            try audit(connection, .stored, sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         try? FileIO.removeIfPresent(files.tombstone)
         // The replaced session's tokens are still in the log's older frames.
@@ -69,6 +69,9 @@ extension Vault {
     /// with `.staleSession`, never written over newer state: pass both when the refresh began
     /// before an `await`, since every new session starts again at version 1. A response without
     /// a refresh token keeps the stored one (RFC 6749 §6).
+    /// - Throws: `.noSession` when no session is current (signed out, wiped) and no
+    ///   `expectedSessionID` was given; `.staleSession` when the expected session or version is
+    ///   no longer current; `.subjectMismatch` when the response names another subject.
     @discardableResult
     public func rotate(_ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
                        serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
@@ -76,7 +79,9 @@ extension Vault {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try refreshIfChangedElsewhere()
-        guard let current = state.current else { throw .staleSession }
+        // With no session there is nothing to rotate; a caller that read a session which has
+        // since gone learns that its result is stale.
+        guard let current = state.current else { throw expectedSessionID == nil ? .noSession : .staleSession }
         if let expectedSessionID, expectedSessionID != current.session.id { throw .staleSession }
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
@@ -124,7 +129,7 @@ extension Vault {
             if serverClockOffset != nil {
                 try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(UnixMilliseconds.from(seconds: offset))])
             }
-            try audit(connection, "rotated", sessionID: id, fingerprint: sealed.refreshFingerprint, reason: nil, at: now)
+            try audit(connection, .rotated, sessionID: id, fingerprint: sealed.refreshFingerprint, reason: nil, at: now)
         }
         emit(.tokenUpdated(sealed.refreshFingerprint))
         logger.info("rotated tokens", metadata: ["vault.operation": "rotate", "session.id": "\(id)", "token.fp": "\(sealed.refreshFingerprint?.hex ?? "-")"])
@@ -178,7 +183,7 @@ extension Vault {
                                    [.integer(enabled ? 1 : 0), enabled ? domainState.sqlValue : .null, .text(id)])
             }
             try connection.run("UPDATE vault_state SET biometric_preference = ? WHERE singleton = 1", [.integer(enabled ? 1 : 0)])
-            try audit(connection, enabled ? "biometricEnabled" : "biometricDisabled", sessionID: id, fingerprint: nil, reason: nil, at: now)
+            try audit(connection, enabled ? .biometricEnabled : .biometricDisabled, sessionID: id, fingerprint: nil, reason: nil, at: now)
         }
         emit(.biometricChanged(enabled))
     }
@@ -218,7 +223,7 @@ extension Vault {
             if policy.clearsBiometricPreferenceOnSignOut {
                 try connection.run("UPDATE vault_state SET biometric_preference = 0 WHERE singleton = 1")
             }
-            try audit(connection, "signedOut", sessionID: current?.id, fingerprint: current?.refreshTokenFingerprint, reason: reason.code, at: now)
+            try audit(connection, .signedOut, sessionID: current?.id, fingerprint: current?.refreshTokenFingerprint, reason: reason.code, at: now)
         }
         discardLoggedPages(after: "signOut")
         pendingActivity = nil
@@ -236,7 +241,7 @@ extension Vault {
         try write("switchSubject") { connection, now in
             try connection.run("UPDATE sessions SET active_subject = ?, active_subject_proof = ? WHERE id = ?",
                                [subject.sqlValue, .text(proof), .text(id)])
-            try audit(connection, "activeSubjectChanged", sessionID: id, fingerprint: nil, reason: subject ?? "self", at: now)
+            try audit(connection, .activeSubjectChanged, sessionID: id, fingerprint: nil, reason: subject ?? "self", at: now)
         }
         emit(.activeSubjectChanged(subject))
     }
@@ -350,13 +355,13 @@ extension Vault {
         }
     }
 
-    func audit(_ connection: Connection, _ event: String, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
+    func audit(_ connection: Connection, _ event: AuditEvent.Kind, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
         // Capped as a ring (see Migrations/0003): the log is for support, not an archive, and
         // must not grow the file forever.
         try connection.run("""
             INSERT OR REPLACE INTO audit_log (slot, seq, at, event, session_id, fingerprint, reason)
             SELECT (audit_seq + 1) % ?, audit_seq + 1, ?, ?, ?, ?, ? FROM vault_state WHERE singleton = 1
-            """, [.integer(Int64(max(policy.auditLogCapacity, 1))), .integer(time.unixMilliseconds), .text(event), sessionID.sqlValue,
+            """, [.integer(Int64(max(policy.auditLogCapacity, 1))), .integer(time.unixMilliseconds), .text(event.code), sessionID.sqlValue,
                   fingerprint.map { .text($0.hex) } ?? .null, reason.sqlValue])
         try connection.run("UPDATE vault_state SET audit_seq = audit_seq + 1 WHERE singleton = 1")
     }

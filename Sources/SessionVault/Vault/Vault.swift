@@ -40,14 +40,14 @@ public actor Vault {
     /// - Throws: `.corrupted(reason)` when the store cannot be trusted (call `Vault.recover`),
     ///   `.unavailable` when the key cannot be read right now (retry; nothing is touched), other
     ///   cases for operational failures.
-    public static func open(at path: String, keys: any KeyProvider, policy: ResumePolicy = .standard,
+    public static func open(at path: String, keyProvider: any KeyProvider, policy: ResumePolicy = .standard,
                             clock: @escaping @Sendable () -> Date = { Date() },
                             logger: Logger = Vault.silentLogger, create: Bool = true) throws(VaultError) -> Vault {
         let files = VaultFiles(database: path)
         do {
-            let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: create).open()
+            let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: create).open()
             // Read right after the open: a replacement after this moment is seen on the next call.
-            return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened,
+            return Vault(files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
                          identity: FileIdentity.of(files.database))
         } catch {
             guard case .newerFormat(let format) = error else { throw error }
@@ -60,8 +60,8 @@ public actor Vault {
             let moved = NewerVaultFormat(readableSince: format.readableSince, newestKnown: format.newestKnown, setAsideAt: setAsideAt)
             logger.warning("vault from a newer SessionVault set aside", metadata: [
                 "vault.readable_since": "\(moved.readableSince)", "vault.newest_known": "\(moved.newestKnown)"])
-            let opened = try VaultOpener(files: files, keyProvider: keys, now: clock(), create: true).open()
-            return Vault(files: files, keyProvider: keys, policy: policy, clock: clock, logger: logger, opened: opened,
+            let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: true).open()
+            return Vault(files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
                          identity: FileIdentity.of(files.database), setAside: moved)
         }
     }
@@ -126,10 +126,10 @@ public actor Vault {
 
     /// The biometric domain state recorded when biometric unlock was enabled (opaque bytes from
     /// the platform), to notice a changed enrolment.
-    public func biometricDomainState() -> [UInt8]? { state.current?.biometricDomainState }
+    package func biometricDomainState() -> [UInt8]? { state.current?.biometricDomainState }
 
     /// The header's record: generation and key check value (public values, for the CLI).
-    public var generation: UInt64 { state.generation }
+    package var generation: UInt64 { state.generation }
 
     /// The key provider the vault is open with (it changes with `rekey`).
     var currentKeyProvider: any KeyProvider { keyProvider }

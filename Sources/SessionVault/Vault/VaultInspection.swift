@@ -16,7 +16,7 @@ public struct VaultInspection: Sendable {
 
         /// Reads the sizes now. Needs no key and opens nothing, so it also works on a vault that
         /// cannot be opened.
-        public init(files: VaultFiles) {
+        package init(files: VaultFiles) {
             database = FileIO.size(files.database)
             wal = FileIO.size(files.wal)
             sharedMemory = FileIO.size(files.sharedMemory)
@@ -42,8 +42,8 @@ public struct VaultInspection: Sendable {
         public let generation: UInt64
         /// The latest wall-clock time the vault has seen (to notice a clock moved back).
         public let lastWallClock: Date
-        /// Why there is no current session, in stable text ("" while a session is current).
-        public let emptyReason: String
+        /// Why there is no current session; nil while a session is current.
+        public let emptyReason: MissingReason?
         /// Server minus local time, seconds, as last measured.
         public let serverClockOffset: TimeInterval
         /// The device owner's "unlock with biometrics" preference.
@@ -55,8 +55,10 @@ public struct VaultInspection: Sendable {
     public struct HeaderSummary: Sendable, Equatable {
         /// The last generation the header saw committed.
         public let generation: UInt64
-        /// `stored` (a 32-byte key from a key file or keystore) or `argon2id` (a passphrase).
-        public let keyDerivation: String
+        /// How the root key is obtained: `.stored` (32 bytes from a key file or keystore) or
+        /// `.argon2id` (derived from a passphrase, with the salt and limits the header records;
+        /// none of them is secret).
+        public let keyDerivation: KeyDerivation
         /// Set while a rekey is swapping in the re-encrypted file.
         public let rekeyPending: Bool
     }

@@ -38,7 +38,7 @@ final class DamageFixture: @unchecked Sendable {
     /// unlock on with a domain state of `domainStateSize` bytes, and `auditRows` extra audit rows.
     static func make(rotations: Int = 2, domainStateSize: Int = largeDomainState, auditRows: Int = 0) async throws -> DamageFixture {
         let fixture = DamageFixture()
-        let vault = try Vault.open(at: fixture.path, keys: fixture.keys)
+        let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
         try await vault.store(TokenValues.response(1))
         for sequence in stride(from: 2, through: rotations + 1, by: 1) {
             try await vault.rotate(TokenValues.response(sequence, withIdentity: false))
@@ -67,7 +67,7 @@ final class DamageFixture: @unchecked Sendable {
 
     /// Records what the closed vault holds and the bytes a wipe must remove.
     func capture() async throws {
-        let vault = try Vault.open(at: path, keys: keys, create: false)
+        let vault = try Vault.open(at: path, keyProvider: keys, create: false)
         if let session = try await vault.currentSession(),
            let refresh = TokenValues.text(try await vault.refreshToken()),
            let access = TokenValues.text(try await vault.accessToken()) {
@@ -90,7 +90,7 @@ final class DamageFixture: @unchecked Sendable {
 
     /// Opens without creating anything.
     func open() throws(VaultError) -> Vault {
-        try Vault.open(at: path, keys: keys, create: false)
+        try Vault.open(at: path, keyProvider: keys, create: false)
     }
 
     /// Opens the vault and, when it opens, checks that it shows exactly the data it was closed
@@ -152,7 +152,7 @@ final class DamageFixture: @unchecked Sendable {
             return
         }
         do {
-            try Vault.recover(at: path, keys: keys, reason: CorruptionReason(.headerDamaged, "explicit recover in a test"))
+            try Vault.recover(at: path, keyProvider: keys, reason: CorruptionReason(.headerDamaged, "explicit recover in a test"))
             Issue.record("an explicit recover wiped files it cannot prove are the vault's", sourceLocation: sourceLocation)
         } catch {
             guard case .misconfigured = error else {

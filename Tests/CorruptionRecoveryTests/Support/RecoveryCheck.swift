@@ -11,7 +11,7 @@ enum RecoveryCheck {
     static func expectCleanRecovery(_ fixture: DamageFixture, from reason: CorruptionReason, keepsAnotherVaultsKey: Bool = false,
                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let otherKey = keepsAnotherVaultsKey ? FileManager.default.contents(atPath: fixture.keyPath) : nil
-        try Vault.recover(at: fixture.path, keys: fixture.keys, reason: reason)
+        try Vault.recover(at: fixture.path, keyProvider: fixture.keys, reason: reason)
         if keepsAnotherVaultsKey {
             #expect(otherKey != nil && FileManager.default.contents(atPath: fixture.keyPath) == otherKey,
                     "another vault's key file was changed by the wipe", sourceLocation: sourceLocation)
@@ -38,7 +38,7 @@ enum RecoveryCheck {
         #expect(tombstone?.version == SessionVaultVersion.current, sourceLocation: sourceLocation)
 
         // A fresh, empty vault that works: open, store, read back, verify.
-        let fresh = try Vault.open(at: fixture.path, keys: fixture.keys)
+        let fresh = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
         #expect(try await fresh.snapshot() == .empty(.wipedAfterCorruption(reason.kind)), sourceLocation: sourceLocation)
         let stored = try await fresh.store(TokenValues.response(900))
         #expect(TokenValues.text(try await fresh.refreshToken()) == TokenValues.refresh(900), sourceLocation: sourceLocation)

@@ -10,7 +10,7 @@ enum ForensicVault {
     /// image taken from a running app would hold them.
     static func hotWAL() async throws -> CLIVault {
         let live = try await CLIVault.signedIn()
-        let holder = try Vault.open(at: live.path, keys: KeyFileProvider(path: live.keyPath), create: false)
+        let holder = try Vault.open(at: live.path, keyProvider: KeyFileProvider(path: live.keyPath), create: false)
         // A write that keeps its log frames (a sign-out or a replacing sign-in truncates the log
         // on purpose, so that no earlier token survives in it).
         let second = try await live.run(["biometric", "enable"])

@@ -44,7 +44,7 @@ struct TestVault {
     var files: VaultFiles { VaultFiles(database: path) }
 
     func open(policy: ResumePolicy = .standard, create: Bool = true) throws -> Vault {
-        try Vault.open(at: path, keys: keys, policy: policy, clock: clock.function, create: create)
+        try Vault.open(at: path, keyProvider: keys, policy: policy, clock: clock.function, create: create)
     }
 
     /// Every byte of the vault's files (database and sidecars).
