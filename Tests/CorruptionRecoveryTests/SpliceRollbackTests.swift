@@ -50,7 +50,7 @@ extension CorruptionRecovery {
 
             let reason = try #require(Self.openReason(fixture), "the spliced vault opened")
             #expect(reason.kind == .rollback, "\(reason)")
-            let report = try Vault.verify(at: fixture.path, keys: fixture.keys)
+            let report = try Vault.verify(at: fixture.path, keyProvider: fixture.keys)
             #expect(report.findings.map(\.kind).contains(.rollback), "\(report.findings)")
         }
 

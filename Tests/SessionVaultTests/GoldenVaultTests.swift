@@ -58,7 +58,7 @@ struct GoldenVaultTests {
         #expect(header.authenticity(with: keys) == .authentic)
         let record = try #require(try golden.keys.generationRecord())
         #expect(GenerationWitness.decode(record, keys: keys)?.generation == header.generation)
-        let reopened = try Vault.open(at: golden.path, keys: golden.keys, create: false)
+        let reopened = try Vault.open(at: golden.path, keyProvider: golden.keys, create: false)
         #expect(try await reopened.refreshToken()?.hasSameValue(as: try Token("v1.next-refresh")) == true)
         await reopened.close()
     }
