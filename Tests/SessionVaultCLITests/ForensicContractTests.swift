@@ -45,6 +45,48 @@ struct ForensicContractTests {
         #expect(notDry.status == 64, "a record is only given for a run that changes nothing")
     }
 
+    /// Issue 14, point 2 on every read command: the same `--evidence` flag, the same record.
+    @Test func everyReadCommandTakesEvidenceAndGivesTheSameRecord() async throws {
+        let vault = try await CLIVault.signedIn()
+        let digest = DirectoryDigest(vault.directory.path)
+        var shapes: [String: [String]] = [:]
+        for command in [["inspect"], ["verify"], ["events"], ["export-key"], ["resume", "--dry-run"]] {
+            let name = command.joined(separator: " ")
+            let json = try await vault.run(command, ["--evidence", "--json"])
+            #expect(json.status == 0, "\(name): \(json.stderr)")
+            let evidence = try #require(json.json?["evidence"] as? [String: Any], "\(name) --evidence --json")
+            shapes[name] = evidence.keys.sorted()
+            #expect(evidence["command"] as? String == name)
+            #expect(evidence["originalsUnchanged"] as? Bool == true, "\(name)")
+            let files = evidence["files"] as? [[String: Any]] ?? []
+            #expect(Set(files.compactMap { $0["role"] as? String }) == ["database", "header"], "\(name)")
+            for file in files {
+                let fileName = ((file["path"] as? String ?? "") as NSString).lastPathComponent
+                #expect(file["sha256"] as? String == digest.files[fileName], "\(name): \(fileName)")
+            }
+            let text = try await vault.run(command, ["--evidence"])
+            #expect(text.status == 0, "\(name): \(text.stderr)")
+            #expect(text.stdout.contains("Evidence (chain of custody)"), "\(name) --evidence")
+            #expect(text.stdout.contains(digest.files["vault.db"] ?? "?"), "\(name) --evidence names the database's digest")
+        }
+        let reference = try #require(shapes["inspect"])
+        for (name, shape) in shapes { #expect(shape == reference, "\(name): the same record shape as inspect's") }
+
+        // export-key's record is SQL comments after the statements: the output still pastes as is.
+        let exported = try await vault.run(["export-key"], ["--evidence"])
+        let lines = exported.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.prefix(5).allSatisfy { $0.hasPrefix("PRAGMA ") })
+        #expect(lines.count > 10 && lines.dropFirst(5).allSatisfy { $0.hasPrefix("--") })
+        let query = "SELECT subject FROM sessions;\n"
+        var shells = [try #require(CLI.tool("sqlcipher"))]
+        if let four = ExportKeyCommandTests.sqlcipher4 { shells.append(four) }
+        for shell in shells {
+            let pasted = try await CLI.spawn(shell, [vault.path], stdin: Data((exported.stdout + query).utf8))
+            #expect(pasted.status == 0, "\(shell): \(pasted.stderr)")
+            #expect(pasted.stdout.hasSuffix("user-123\n"), "\(shell)")
+        }
+    }
+
     @Test func inspectWithoutTheKeyIsMarkedUnauthenticated() async throws {
         let vault = try await CLIVault.signedIn()
         let result = try await CLI.run(["inspect", "--vault", vault.path, "--json"])
