@@ -10,8 +10,9 @@ struct SessionVaultCommand: AsyncParsableCommand {
         abstract: "Inspect, verify and recover SessionVault vaults; tokens only ever appear as fingerprints.",
         discussion: """
             Every command that reads a vault takes --vault (the database file; its sidecars sit \
-            beside it) and --key-file or --passphrase-stdin. Times are ISO 8601 UTC; --now also \
-            takes Unix seconds. --json prints a stable machine-readable form. The read-only \
+            beside it) and --key-file or --passphrase-stdin. Every time printed, in text and JSON, is ISO 8601 UTC with \
+            exactly three fractional digits (2026-01-01T09:00:00.000Z); --now, --since and --until \
+            also take Unix seconds. --json prints a stable machine-readable form. The read-only \
             commands (inspect, verify, events, export-key, resume --dry-run) work on a private copy \
             of the files and never change the vault.
             """ + ExitStatus.help,
