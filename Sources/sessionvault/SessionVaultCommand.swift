@@ -26,6 +26,27 @@ struct SessionVaultCommand: AsyncParsableCommand {
     /// Before any argument is parsed or key read: a crash must not leave the key in a core file.
     static func main() async {
         _ = sessionvault_refuse_core_dumps()
-        await main(nil)
+        await run(Array(CommandLine.arguments.dropFirst()))
+    }
+
+    /// ArgumentParser's own `main`, keeping the one contract for usage errors too: with --json,
+    /// stdout holds the JSON error object (status 64) as it does for every other error, and
+    /// stderr the usual message and usage.
+    private static func run(_ arguments: [String]) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let status = exitCode(for: error).rawValue
+            // Up to a "--" that ends the options, as the parser reads them.
+            if status == ExitStatus.usage, arguments.prefix(while: { $0 != "--" }).contains("--json") {
+                Console().line(CLIFailure.jsonObject(message(for: error), status: status).rendered())
+            }
+            exit(withError: error)
+        }
     }
 }

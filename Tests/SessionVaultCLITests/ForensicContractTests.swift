@@ -138,6 +138,48 @@ struct ForensicContractTests {
         #expect(damaged.json?["evidence"] is [String: Any])
     }
 
+    /// Drift found while finishing issue 14: usage errors and keygen's errors had no JSON object,
+    /// import, logout and biometric named no vault, biometric's "session" was an id where every
+    /// other command's is the session object, rekey said "createdKeyFile" for import's "keyCreated".
+    @Test func everyCommandKeepsOneJSONShape() async throws {
+        let vault = try await CLIVault.signedIn()
+        // Usage errors (64) under --json: the same error object on stdout.
+        for arguments in [["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0", "--json"],
+                          ["verify", "--vault", vault.path, "--json"], ["inspect", "--vault", vault.path, "--no-such-flag", "--json"],
+                          ["demo", "--dir", "", "--json"]] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            let error = result.json?["error"] as? [String: Any]
+            #expect(error?["status"] as? Int == 64, "\(arguments[0]): \(result.stdout)")
+            #expect((error?["message"] as? String)?.isEmpty == false)
+        }
+        let plain = try await CLI.run(["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0"])
+        #expect(plain.status == 64 && plain.stdout.isEmpty, "without --json stdout stays empty")
+        let keygen = try await CLI.run(["keygen", "--key-file", vault.keyPath, "--json"])
+        #expect(keygen.status == 1)
+        #expect((keygen.json?["error"] as? [String: Any])?["status"] as? Int == 1)
+
+        let newKey = vault.directory.file("new.key")
+        var outputs: [String: [String: Any]] = [:]
+        outputs["import"] = try await vault.run(["import"], ["--json"], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2")).json
+        outputs["biometric"] = try await vault.run(["biometric", "enable"], ["--json"]).json
+        outputs["resume"] = try await vault.run(["resume"], ["--json"]).json
+        outputs["inspect"] = try await vault.run(["inspect"], ["--json"]).json
+        outputs["verify"] = try await vault.run(["verify"], ["--json"]).json
+        outputs["events"] = try await vault.run(["events"], ["--json"]).json
+        outputs["export-key"] = try await vault.run(["export-key"], ["--json"]).json
+        outputs["logout"] = try await vault.run(["logout"], ["--json"]).json
+        outputs["rekey"] = try await vault.run(["rekey"], ["--new-key-file", newKey, "--json"]).json
+        outputs["wipe"] = try await CLI.run(["wipe", "--vault", vault.path, "--key-file", newKey, "--yes", "--json"]).json
+        for (name, json) in outputs {
+            #expect(json["vault"] as? String == vault.path, "\(name) names the vault")
+            if let session = json["session"] { #expect(session is [String: Any] || session is NSNull, "\(name): session is an object") }
+        }
+        #expect((outputs["biometric"]?["session"] as? [String: Any])?["biometricEnabled"] as? Bool == true)
+        #expect(outputs["rekey"]?["keyCreated"] as? Bool == true)
+        #expect(outputs["import"]?["keyCreated"] as? Bool == false)
+    }
+
     @Test func importSaysWhenItCreatedAKeyAndWhenNothingChanged() async throws {
         let vault = CLIVault()
         let first = try await vault.run(["import"], ["--now", Fixtures.signIn], stdin: Fixtures.goTrueJSON())
