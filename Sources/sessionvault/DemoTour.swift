@@ -16,7 +16,8 @@ struct DemoTour {
     init(directory: String, report: DemoReport) {
         self.directory = directory
         self.report = report
-        start = Date()
+        // Whole seconds, as the sample response's expires_at is: the stored expiries line up.
+        start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         clock = DemoClock(start: start)
     }
 

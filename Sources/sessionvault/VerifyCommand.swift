@@ -9,7 +9,8 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Scan the whole vault: every page read, every sealed token opened. Changes nothing.",
         discussion: """
             Scans a private copy of the vault's files, so the originals never change. 1 means damage \
-            found (also when found while opening).
+            found (also when found while opening; the pages are then scanned all the same). Each \
+            finding names the page, table and session it concerns, in text and JSON alike.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
