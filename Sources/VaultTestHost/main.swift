@@ -35,6 +35,15 @@
 //                                                           "tokens <ok> <distinct> <fp> v<N>"
 //                                                           (fingerprint of the first token's session) or the
 //                                                           first outcome that was not a token
+//   VaultTestHost hot-wal <db> <keyfile> <refreshToken> <newRefreshToken>
+//                                                           stores a sign-in and closes (the main file
+//                                                           holds it), reopens and rotates to the new token
+//                                                           (only the write-ahead log holds that), prints
+//                                                           "ready <fingerprint> v<N>" and waits to be
+//                                                           SIGKILLed: a device image of a running app
+//   VaultTestHost hot-wal-preference <db> <keyfile>        the same with a biometric preference change and
+//                                                           no sign-in ("ready"), so a tombstone beside the
+//                                                           vault stays (a store would remove it)
 import Foundation
 import SessionVault
 
@@ -68,6 +77,24 @@ func waitForFile(_ path: String) async throws {
     while !FileManager.default.fileExists(atPath: path) && Date() < deadline {
         try await Task.sleep(nanoseconds: 1_000_000)
     }
+}
+
+/// After "ready": held open until the test kills this process. Never closed (closing
+/// checkpoints the log into the main file and deletes it, the very state the test needs); if no
+/// kill comes within 120 s the process exits as it is, still without closing.
+func holdUntilKilled() async -> Never {
+    let deadline = Date().addingTimeInterval(120)
+    while Date() < deadline { try? await Task.sleep(nanoseconds: 50_000_000) }
+    exit(3)
+}
+
+/// Opens (creating when absent) and closes, so the main file holds everything so far and the
+/// log is gone, then opens again for the write that only the log will hold.
+func reopenedAfterCheckpoint(_ path: String, keys: KeyFileProvider, _ first: (Vault) async throws -> Void) async throws -> Vault {
+    let vault = try Vault.open(at: path, keyProvider: keys, create: true)
+    try await first(vault)
+    await vault.close()
+    return try Vault.open(at: path, keyProvider: keys, create: false)
 }
 
 func describe(_ event: VaultEvent) -> String {
@@ -263,6 +290,18 @@ do {
             fail("fresh-tokens needs a base URL and a count")
         }
         await freshTokens(path: arguments[2], keys: keys, baseURL: url, count: count)
+    case "hot-wal":
+        guard arguments.count == 6 else { fail("hot-wal needs a refresh token and a new one") }
+        let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { try await $0.store(signIn(arguments[4])) }
+        let json = #"{"access_token":"access-\#(arguments[5])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[5])"}"#
+        let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
+        line("ready \(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
+        await holdUntilKilled()
+    case "hot-wal-preference":
+        let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { _ in }
+        try await vault.setBiometricUnlock(true)
+        line("ready")
+        await holdUntilKilled()
     default:
         fail("unknown command \(arguments[1])")
     }

@@ -27,9 +27,11 @@ struct BiometricCommand: AsyncParsableCommand {
                 return try await vault.currentSession()
             }
             if options.json {
+                // "session" is the session object, as in resume, import and inspect; never its id alone.
                 console.line(JSONValue.object([
+                    "vault": .string(options.path),
                     "biometricEnabled": .bool(setting.isEnabled),
-                    "session": .string(session?.id),
+                    "session": session?.json ?? .null,
                 ]).rendered())
             } else {
                 let state = setting.isEnabled ? "enabled" : "disabled"

@@ -41,6 +41,11 @@ struct CLIFailure: Error, CustomStringConvertible {
         }
     }
 
+    /// `{"error": {"message", "status"}}`: what stdout holds for any error under `--json`.
+    static func jsonObject(_ message: String, status: Int32) -> JSONValue {
+        .object(["error": .object(["message": .string(Console.oneLine(message)), "status": .int(Int64(status))])])
+    }
+
     /// Runs a command body: a thrown failure becomes one line on stderr and its exit status
     /// (with `json`, also `{"error": {"message", "status"}}` on stdout, so a script reading
     /// stdout always gets one JSON object); a non-zero status returned by the body exits with
@@ -50,9 +55,7 @@ struct CLIFailure: Error, CustomStringConvertible {
         let status: Int32
         func fail(_ message: String, _ code: Int32) -> ExitCode {
             console.error(message)
-            if json {
-                console.line(JSONValue.object(["error": .object(["message": .string(Console.oneLine(message)), "status": .int(Int64(code))])]).rendered())
-            }
+            if json { console.line(jsonObject(message, status: code).rendered()) }
             return ExitCode(code)
         }
         do {

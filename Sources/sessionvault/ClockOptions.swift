@@ -4,7 +4,7 @@ import Foundation
 /// `--now`: the time the command acts at, for replaying what a device would have decided.
 struct ClockOptions: ParsableArguments {
     @Option(name: .customLong("now"),
-            help: ArgumentHelp("The time to act at: ISO 8601 UTC (2026-01-01T09:00:00Z) or Unix seconds. Default: the system clock.",
+            help: ArgumentHelp("The time to act at: ISO 8601 (2026-01-01T09:00:00Z, fractions allowed) or Unix seconds. Default: the system clock.",
                                valueName: "time"))
     var time: Timestamp?
 

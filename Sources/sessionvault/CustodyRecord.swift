@@ -52,7 +52,7 @@ struct CustodyRecord {
         }
         return .object([
             "command": .string(command),
-            "ranAt": .string(TimeFormat.evidence(ranAt)),
+            "ranAt": .string(TimeFormat.iso(ranAt)),
             "tool": .string(tool),
             "engine": .object(["sqlcipher": .string(engine.cipherVersion), "sqlite": .string(engine.sqliteVersion)]),
             "files": .array(files.map(\.json)),
@@ -64,23 +64,28 @@ struct CustodyRecord {
     }
 
     func print(_ console: Console) {
-        console.line(console.paint("Evidence (chain of custody)", .bold))
+        for line in lines(console) { console.line(line) }
+    }
+
+    /// The record as text lines (`export-key` prints them as SQL comments).
+    func lines(_ console: Console) -> [String] {
+        var lines = [console.paint("Evidence (chain of custody)", .bold)]
         var table = TextTable(indent: 2)
         table.add("command", TextTable.Cell(command))
-        table.add("ran at", TextTable.Cell(TimeFormat.evidence(ranAt) + " (system clock)"))
+        table.add("ran at", TextTable.Cell(TimeFormat.iso(ranAt) + " (system clock)"))
         table.add("tool", TextTable.Cell(tool))
         table.add("engine", TextTable.Cell("SQLCipher \(engine.cipherVersion.isEmpty ? "?" : engine.cipherVersion), SQLite \(engine.sqliteVersion)"))
         table.add("originals", changedOriginals.isEmpty
                   ? TextTable.Cell("unchanged (read again after the command: same digests)", .green)
                   : TextTable.Cell("CHANGED during the run: \(changedOriginals.joined(separator: ", "))", .boldRed))
         if let walNote { table.add("log", TextTable.Cell(walNote, (pagesChangedByOpening ?? 0) > 0 ? .yellow : nil)) }
-        table.print(console)
+        lines += table.lines(console)
         var list = TextTable(indent: 2)
         list.add(TextTable.Cell("FILE", .bold), TextTable.Cell("SIZE", .bold), TextTable.Cell("MODIFIED", .bold), TextTable.Cell("SHA-256", .bold))
         for file in files {
-            list.add(TextTable.Cell(file.path), TextTable.Cell(String(file.size)), TextTable.Cell(TimeFormat.evidence(file.modified)),
+            list.add(TextTable.Cell(file.path), TextTable.Cell(String(file.size)), TextTable.Cell(TimeFormat.iso(file.modified)),
                      TextTable.Cell(file.sha256))
         }
-        list.print(console)
+        return lines + list.lines(console)
     }
 }

@@ -6,11 +6,20 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "A tour: create a key and a vault, sign in, then walk the clock and a damaged byte through every resume path.",
-        discussion: "Uses only its own files in the directory (vault.key, vault.db and its sidecars), removed first on every run." + ExitStatus.help)
+        discussion: """
+            Uses only its own files in the directory (vault.key, vault.db and its sidecars), removed first on \
+            every run. With --json it prints one JSON document when the tour ends: {"tour", "directory", \
+            "keyFile", "vault", "startedAt", "steps", "tryIt"}, each step {"step", "title", "at", "facts", \
+            "notes"} with "path" (as resume --json, plus "app") where a launch is shown and "inspection" (as \
+            inspect --json) in the last; an error is the JSON error object instead.
+            """ + ExitStatus.help)
 
     @Option(name: .customLong("dir"), help: ArgumentHelp("Where the tour keeps its key and vault.", valueName: "dir"),
             completion: .directory)
     var directory = ".demo"
+
+    @Flag(help: "Print the tour as one JSON document (stable keys) instead of text.")
+    var json = false
 
     func validate() throws {
         if directory.isEmpty { throw ValidationError("--dir needs a path") }
@@ -18,8 +27,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
-            try await DemoTour(directory: directory, console: console).run()
+        try await CLIFailure.reporting(console, json: json) {
+            try await DemoTour(directory: directory, report: DemoReport(console: console, json: json)).run()
             return 0
         }
     }

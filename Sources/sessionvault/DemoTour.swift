@@ -5,7 +5,7 @@ import SessionVault
 /// damaged byte. It uses the library as an app would and prints what each launch decides.
 struct DemoTour {
     let directory: String
-    let console: Console
+    let report: DemoReport
     let clock: DemoClock
     let start: Date
 
@@ -13,49 +13,51 @@ struct DemoTour {
     var vaultPath: String { PathText.join(directory, "vault.db") }
     var keys: KeyFileProvider { KeyFileProvider(path: keyPath) }
 
-    init(directory: String, console: Console) {
+    init(directory: String, report: DemoReport) {
         self.directory = directory
-        self.console = console
-        // Whole seconds keep the printed times short.
+        self.report = report
+        // Whole seconds, as the sample response's expires_at is: the stored expiries line up.
         start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         clock = DemoClock(start: start)
     }
 
     func run() async throws {
         try prepareDirectory()
-        console.line(console.paint("SessionVault demo: one vault through every resume path", .bold))
-        console.say("Files in \(directory) (cleaned first). The tour's clock starts now, \(TimeFormat.iso(start)), and moves by hand.")
+        report.begin(directory: directory, keyFile: keyPath, vault: vaultPath, start: start)
 
         step(1, "Create a root key")
         do { try KeyFileProvider.create(at: keyPath) } catch { throw CLIFailure("\(keyPath): \(error)") }
-        detail("key file", "\(keyPath): 32 random bytes, mode 0600")
+        report.fact("key file", "\(keyPath): 32 random bytes, mode 0600", key: "keyFile",
+                    .object(["path": .string(keyPath), "bytes": .int(32), "mode": .string("0600")]))
 
         step(2, "Sign in: store a Supabase GoTrue token response")
         let vault = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function)
         let session = try await vault.store(try Self.sampleResponse(issuedAt: start))
         for row in session.rows(now: clock.now) where ["session", "subject", "refresh token", "access token"].contains(row[0].text) {
-            detail(row[0].text, row[1].text)
+            report.fact(row[0].text, row[1].text, key: "session", session.json)
         }
-        note("The tokens are sealed inside \(vaultPath); they are only ever shown as fingerprints.")
+        report.note("The tokens are sealed inside \(vaultPath); they are only ever shown as fingerprints.")
 
         step(3, "Launch the app right away")
-        try await show(vault.resumePath())
+        report.launch(try await vault.resumePath())
 
-        step(4, "The user is active until +50 min, then opens the app at +61 min")
+        step(4, "The user is active until +50 min, then opens the app at +61 min", at: start.addingTimeInterval(61 * 60))
         clock.set(start.addingTimeInterval(50 * 60))
         try await vault.touch()
         try await vault.flushActivity()
+        report.fact("last active", TimeFormat.iso(clock.now), key: "lastActiveAt", .time(clock.now))
         clock.set(start.addingTimeInterval(61 * 60))
-        try await show(vault.resumePath())
+        report.launch(try await vault.resumePath())
 
-        step(5, "The app is not opened for 31 days")
+        step(5, "The app is not opened for 31 days", at: start.addingTimeInterval(31 * 86_400))
         clock.set(start.addingTimeInterval(31 * 86_400))
-        try await show(vault.resumePath())
+        report.launch(try await vault.resumePath())
         await vault.close()
 
         step(6, "Damage one byte of \(vaultPath) and launch")
         let offset = try damageOneByte()
-        detail("damaged", "byte \(offset) (inside page 1) flipped")
+        report.fact("damaged", "byte \(offset) (inside page 1) flipped", key: "damaged",
+                    .object(["file": .string(vaultPath), "offset": .int(offset), "page": .int(1)]))
         let corrupted: CorruptionReason
         do {
             let reopened = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function, create: false)
@@ -65,51 +67,33 @@ struct DemoTour {
             guard case .corrupted(let reason) = error else { throw error }
             corrupted = reason
         }
-        show(ResumeDecision.decide(.corrupted(corrupted), now: clock.now, policy: .standard))
+        report.launch(ResumeDecision.decide(.corrupted(corrupted), now: clock.now, policy: .standard))
 
         step(7, "Recover: wipe the vault and its key, leave a tombstone")
         try Vault.recover(at: vaultPath, keyProvider: keys, reason: corrupted, now: clock.now)
-        detail("deleted", "vault.db, its -wal, -shm and -header, and vault.key (crypto-shred)")
+        let deleted = ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.key"]
+        report.fact("deleted", "vault.db, its -wal, -shm and -header, and vault.key (crypto-shred)", key: "deleted",
+                    .array(deleted.map { .string($0) }))
         if let tombstone = Vault.tombstone(at: vaultPath) {
-            detail("tombstone", "\(vaultPath)-tombstone: \(tombstone.reason.rawValue), no secrets")
+            report.fact("tombstone", "\(vaultPath)-tombstone: \(tombstone.reason.rawValue), no secrets", key: "tombstone", tombstone.json)
         }
 
         step(8, "Next launch: the app opens the vault again (a fresh, empty one)")
         let fresh = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function)
-        try await show(fresh.resumePath())
+        report.launch(try await fresh.resumePath())
 
         step(9, "What a support engineer sees: sessionvault inspect")
         let inspection = try await fresh.inspect(eventLimit: 10)
         await fresh.close()
-        console.line()
-        inspection.printText(vault: vaultPath, eventLimit: 10, console: console)
-        console.line()
+        report.inspection(inspection, vault: vaultPath, eventLimit: 10)
         let executable = CommandLine.arguments.first.flatMap { $0.contains("/") ? $0 : nil } ?? "sessionvault"
-        console.line(console.paint("Try it yourself:", .bold) + " \(executable) resume --vault \(vaultPath) --key-file \(keyPath)")
+        report.finish(tryIt: "\(executable) resume --vault \(vaultPath) --key-file \(keyPath)")
     }
 
     // MARK: Steps
 
-    private func step(_ number: Int, _ title: String) {
-        console.line()
-        console.line(console.paint("\(number). \(title)", .bold))
-    }
-
-    private func detail(_ label: String, _ value: String) {
-        console.say("   " + console.paint(label.padding(toLength: 15, withPad: " ", startingAt: 0), .dim) + value)
-    }
-
-    private func note(_ text: String) { console.say("   " + console.paint(text, .dim)) }
-
-    /// `→ expired    accessTokenExpired` and what the app does.
-    private func show(_ path: ResumePath) {
-        if let reason = path.reasonText {
-            console.say("   → " + console.paint(path.name.padding(toLength: 11, withPad: " ", startingAt: 0), path.style) + reason)
-        } else {
-            console.say("   → " + console.paint(path.name, path.style))
-        }
-        note("the app: \(path.advice)")
-    }
+    /// A new step; `at` is the tour's time of the launch it shows, when the clock moves within it.
+    private func step(_ number: Int, _ title: String, at: Date? = nil) { report.step(number, title, at: at ?? clock.now) }
 
     // MARK: Files
 

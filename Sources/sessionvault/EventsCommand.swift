@@ -8,9 +8,9 @@ struct EventsCommand: AsyncParsableCommand {
         commandName: "events",
         abstract: "Print the vault's audit log as a timeline, oldest first: time, event, session, token fingerprint, reason.",
         discussion: """
-            Reads a private copy of the vault's files, so the originals never change. Times are UTC \
-            with milliseconds; --since and --until take ISO 8601 or Unix seconds and keep the events \
-            at or after, at or before them.
+            Reads a private copy of the vault's files, so the originals never change. Times are in the \
+            one form every command prints (2026-01-01T09:00:00.000Z); --since and --until take ISO 8601 \
+            or Unix seconds and keep the events at or after, at or before them.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
@@ -24,8 +24,7 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(name: .customLong("until"), help: ArgumentHelp("Only events at or before this time (ISO 8601 or Unix seconds).", valueName: "time"))
     var until: Timestamp?
 
-    @Flag(name: .customLong("evidence"), help: "Add the chain-of-custody record (digests, sizes, times of the files read; tool and engine versions).")
-    var evidence = false
+    @OptionGroup var evidence: EvidenceOptions
 
     func validate() throws {
         try options.requireKey()
@@ -46,11 +45,11 @@ struct EventsCommand: AsyncParsableCommand {
                     try await vault.auditEvents(limit: Int(Int32.max))
                 }
                 let events = Array(Self.timeline(all, since: since?.date, until: until?.date).suffix(limit))
-                let record = evidence ? CustodyRecord(command: "events", ranAt: ranAt, copy: copy, opened: true) : nil
+                let record = evidence.requested ? CustodyRecord(command: "events", ranAt: ranAt, copy: copy, opened: true) : nil
                 if options.json {
                     var members: [String: JSONValue] = ["vault": .string(options.path), "events": .array(events.map(\.json))]
-                    members["since"] = since.map { .string(TimeFormat.evidence($0.date)) } ?? .null
-                    members["until"] = until.map { .string(TimeFormat.evidence($0.date)) } ?? .null
+                    members["since"] = since.map { .string(TimeFormat.iso($0.date)) } ?? .null
+                    members["until"] = until.map { .string(TimeFormat.iso($0.date)) } ?? .null
                     if let record { members["evidence"] = record.json }
                     console.line(JSONValue.object(members).rendered())
                 } else {

@@ -44,7 +44,7 @@ struct EvidenceFile: Equatable {
 
     var json: JSONValue {
         .object(["role": .string(role), "path": .string(path), "size": .int(size),
-                 "modified": .string(TimeFormat.evidence(modified)), "sha256": .string(sha256)])
+                 "modified": .string(TimeFormat.iso(modified)), "sha256": .string(sha256)])
     }
 }
 

@@ -16,8 +16,8 @@ enum ExitStatus {
     static let table = """
         Exit status (every command): 0 done; 1 the vault is damaged or not found; 2 the key is \
         missing or wrong; 3 refused to act (it would destroy what it cannot prove it should); \
-        64 usage error. With --json, an error is a JSON object {"error": {"message", "status"}} \
-        on stdout as well as the Error: line on stderr.
+        64 usage error. With --json, an error (a usage error too) is a JSON object {"error": \
+        {"message", "status"}} on stdout as well as the Error: line on stderr.
         """
 
     /// The table as a paragraph after a command's own discussion.

@@ -18,7 +18,9 @@ struct ExportKeyCommand: AsyncParsableCommand {
             64000, cipher_hmac_algorithm HMAC_SHA1 and cipher_kdf_algorithm PBKDF2_HMAC_SHA1. Pasted as \
             is into `sqlcipher <vault>` it opens the vault in a 3.x shell (Debian's 3.4.1) and a 4.x \
             shell alike. With --json: {"vault", "statements": [...]}. The key opens the pages only: \
-            tokens stay sealed under a separate key. The vault's files are only read.
+            tokens stay sealed under a separate key. The vault's files are only read. --evidence adds \
+            the chain-of-custody record: after the statements as SQL comments (-- lines, so the output \
+            still pastes as is), or as "evidence" in the JSON.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
@@ -26,18 +28,27 @@ struct ExportKeyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The output form; only sqlcipher exists.", valueName: "format"))
     var format: ExportKeyFormat = .sqlcipher
 
+    @OptionGroup var evidence: EvidenceOptions
+
     func validate() throws { try options.requireKey() }
 
     func run() async throws {
         let console = Console()
         try await CLIFailure.reporting(console, json: options.json) {
+            let ranAt = Date()
             let location = try options.location()
             try location.requireVault()
             let keys = try options.keyProvider(keyStatus: CLIFailure.keyProblem)
             // The header and key check are read from the private copy too: nothing of the
             // original is opened for more than a read.
-            let rawKey = try await options.withEvidenceCopy { copy in
-                try Vault.exportDatabaseKey(at: copy.copy.database, keyProvider: keys)
+            let (rawKey, record) = try await options.withEvidenceCopy { copy in
+                let rawKey = try Vault.exportDatabaseKey(at: copy.copy.database, keyProvider: keys)
+                guard evidence.requested else { return (rawKey, nil as CustodyRecord?) }
+                // The key alone needs no open; the record does, to tell which pages of the log the
+                // main file lacks (applied to the copy only). A vault too damaged to open still
+                // gets its key, and a record that says the log was not checked.
+                let opened = (try? await options.withOpenCopy(copy, keys: keys, now: ranAt) { _ in }) != nil
+                return (rawKey, CustodyRecord(command: "export-key", ranAt: ranAt, copy: copy, opened: opened))
             }
             console.warning("""
                 stdout carries the database key of \(options.path): with it and a copy of the file anyone can read \
@@ -45,14 +56,21 @@ struct ExportKeyCommand: AsyncParsableCommand {
                 """)
             // The key goes from locked memory to the descriptor with write(2); no String holds it.
             // Its hex digits and the recipe's text need no JSON escaping beyond the quotes.
+            let settings = ExportKeyRecipe.settings
             let written: Bool
             if options.json {
-                written = Self.write("{\"vault\":" + JSONValue.string(options.path).rendered() + ",\"statements\":[\"PRAGMA key = \\\"")
-                    && rawKey.withUnsafeBytes(Self.write)
-                    && Self.write("\\\";\"" + ExportKeyRecipe.settings.map { ",\"\($0)\"" }.joined() + "]}\n")
+                let evidenceMember: String = record.map { ",\"evidence\":" + $0.json.rendered() } ?? ""
+                let quotedSettings: String = settings.map { ",\"\($0)\"" }.joined()
+                let opening: String = "{\"vault\":" + JSONValue.string(options.path).rendered() + ",\"statements\":[\"PRAGMA key = \\\""
+                let closing: String = "\\\";\"" + quotedSettings + "]" + evidenceMember + "}\n"
+                written = Self.write(opening) && rawKey.withUnsafeBytes(Self.write) && Self.write(closing)
             } else {
+                // The record as SQL comments: pasted into the shell with the statements, it is skipped.
+                let commentLines: [String] = record.map { $0.lines(Console(usesColour: false)) } ?? []
+                let comments: String = commentLines.isEmpty ? "" : "--\n" + commentLines.map { "-- " + $0 + "\n" }.joined()
+                let after: String = "\n" + settings.joined(separator: "\n") + "\n" + comments
                 written = Self.write(ExportKeyRecipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(ExportKeyRecipe.keySuffix)
-                    && Self.write("\n" + ExportKeyRecipe.settings.joined(separator: "\n") + "\n")
+                    && Self.write(after)
             }
             guard written else { throw CLIFailure("the key could not be written to standard output") }
             return 0

@@ -67,6 +67,7 @@ struct ImportCommand: AsyncParsableCommand {
             await vault.close()
             if options.json {
                 guard case .object(var members) = path.json else { return 0 }
+                members["vault"] = .string(options.path)
                 members["created"] = .bool(!location.databaseExists)
                 members["keyCreated"] = .bool(keyCreated)
                 members["changed"] = .bool(changed)

@@ -16,6 +16,8 @@ struct InspectCommand: AsyncParsableCommand {
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var clock: ClockOptions
+    // Accepted so every read command takes the same flag; inspect adds the record either way.
+    @OptionGroup var evidence: EvidenceOptions
 
     // --limit as in `events`; --events is the older name, kept so scripts keep working.
     @Option(name: [.customLong("limit"), .customLong("events")],

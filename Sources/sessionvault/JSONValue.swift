@@ -14,7 +14,7 @@ enum JSONValue: Encodable, Sendable {
     static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     static func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
     static func int(_ value: Int64?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-    /// A time as ISO 8601 UTC text, or null.
+    /// A time in the one form every command prints (see `TimeFormat`), or null.
     static func time(_ date: Date?) -> JSONValue { date.map { .string(TimeFormat.iso($0)) } ?? .null }
 
     private struct Key: CodingKey {

@@ -22,7 +22,7 @@ struct KeygenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        try await CLIFailure.reporting(console) {
+        try await CLIFailure.reporting(console, json: json) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: keyFile, isDirectory: &isDirectory) || Self.isSymbolicLink(keyFile) {
                 throw CLIFailure(isDirectory.boolValue

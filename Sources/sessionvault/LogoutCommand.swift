@@ -26,6 +26,7 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             if options.json {
                 guard case .object(var members) = path.json else { return 0 }
+                members["vault"] = .string(options.path)
                 members["signedOutSession"] = .string(session?.id)
                 members["refreshTokenFingerprint"] = .string(session?.refreshTokenFingerprint?.hex)
                 console.line(JSONValue.object(members).rendered())

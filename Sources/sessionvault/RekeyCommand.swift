@@ -51,7 +51,8 @@ struct RekeyCommand: AsyncParsableCommand {
                     "vault": .string(options.path),
                     "rekeyed": .bool(true),
                     "newKeyFile": .string(newKeyFile),
-                    "createdKeyFile": .bool(created),
+                    // The name import uses for the same fact.
+                    "keyCreated": .bool(created),
                 ]).rendered())
             } else {
                 if created { console.say("created key file \(newKeyFile) (32 random bytes, mode 0600)") }

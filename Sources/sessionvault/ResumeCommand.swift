@@ -22,7 +22,7 @@ struct ResumeCommand: AsyncParsableCommand {
     func validate() throws {
         try options.requireKey()
         // Without --dry-run resume may recover (wipe): a custody record would certify files it changed.
-        if evidence && !dryRun { throw ValidationError("--evidence needs --dry-run") }
+        if evidence.requested && !dryRun { throw ValidationError("--evidence needs --dry-run") }
     }
 
     @OptionGroup var clock: ClockOptions
@@ -30,9 +30,7 @@ struct ResumeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Decide and print the path, but change nothing (no recovery wipe).")
     var dryRun = false
 
-    @Flag(name: .customLong("evidence"),
-          help: "With --dry-run: add the chain-of-custody record (digests, sizes, times of the files read; tool and engine versions).")
-    var evidence = false
+    @OptionGroup var evidence: EvidenceOptions
 
     /// What happened after a `corrupted` decision.
     enum Recovery {
@@ -57,7 +55,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 let ranAt = Date()
                 path = try await options.withEvidenceCopy { copy in
                     let decided = Self.naming(try await decide(location: location, keys: keys, now: now, database: copy.copy.database), copy)
-                    if evidence { record = CustodyRecord(command: "resume --dry-run", ranAt: ranAt, copy: copy, opened: location.databaseExists) }
+                    if evidence.requested { record = CustodyRecord(command: "resume --dry-run", ranAt: ranAt, copy: copy, opened: location.databaseExists) }
                     return decided
                 }
             } else {

@@ -10,8 +10,9 @@ struct SessionVaultCommand: AsyncParsableCommand {
         abstract: "Inspect, verify and recover SessionVault vaults; tokens only ever appear as fingerprints.",
         discussion: """
             Every command that reads a vault takes --vault (the database file; its sidecars sit \
-            beside it) and --key-file or --passphrase-stdin. Times are ISO 8601 UTC; --now also \
-            takes Unix seconds. --json prints a stable machine-readable form. The read-only \
+            beside it) and --key-file or --passphrase-stdin. Every time printed, in text and JSON, is ISO 8601 UTC with \
+            exactly three fractional digits (2026-01-01T09:00:00.000Z); --now, --since and --until \
+            also take Unix seconds. --json prints a stable machine-readable form. The read-only \
             commands (inspect, verify, events, export-key, resume --dry-run) work on a private copy \
             of the files and never change the vault.
             """ + ExitStatus.help,
@@ -25,6 +26,27 @@ struct SessionVaultCommand: AsyncParsableCommand {
     /// Before any argument is parsed or key read: a crash must not leave the key in a core file.
     static func main() async {
         _ = sessionvault_refuse_core_dumps()
-        await main(nil)
+        await run(Array(CommandLine.arguments.dropFirst()))
+    }
+
+    /// ArgumentParser's own `main`, keeping the one contract for usage errors too: with --json,
+    /// stdout holds the JSON error object (status 64) as it does for every other error, and
+    /// stderr the usual message and usage.
+    private static func run(_ arguments: [String]) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let status = exitCode(for: error).rawValue
+            // Up to a "--" that ends the options, as the parser reads them.
+            if status == ExitStatus.usage, arguments.prefix(while: { $0 != "--" }).contains("--json") {
+                Console().line(CLIFailure.jsonObject(message(for: error), status: status).rendered())
+            }
+            exit(withError: error)
+        }
     }
 }

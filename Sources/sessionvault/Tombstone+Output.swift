@@ -10,6 +10,6 @@ extension Tombstone {
         ])
     }
 
-    /// `notADatabase at 2026-01-01T09:00:00Z: <detail>`.
+    /// `notADatabase at 2026-01-01T09:00:00.000Z: <detail>`.
     var summary: String { "\(reason.rawValue) at \(TimeFormat.iso(wipedAt)): \(detail)" }
 }

@@ -45,6 +45,48 @@ struct ForensicContractTests {
         #expect(notDry.status == 64, "a record is only given for a run that changes nothing")
     }
 
+    /// Issue 14, point 2 on every read command: the same `--evidence` flag, the same record.
+    @Test func everyReadCommandTakesEvidenceAndGivesTheSameRecord() async throws {
+        let vault = try await CLIVault.signedIn()
+        let digest = DirectoryDigest(vault.directory.path)
+        var shapes: [String: [String]] = [:]
+        for command in [["inspect"], ["verify"], ["events"], ["export-key"], ["resume", "--dry-run"]] {
+            let name = command.joined(separator: " ")
+            let json = try await vault.run(command, ["--evidence", "--json"])
+            #expect(json.status == 0, "\(name): \(json.stderr)")
+            let evidence = try #require(json.json?["evidence"] as? [String: Any], "\(name) --evidence --json")
+            shapes[name] = evidence.keys.sorted()
+            #expect(evidence["command"] as? String == name)
+            #expect(evidence["originalsUnchanged"] as? Bool == true, "\(name)")
+            let files = evidence["files"] as? [[String: Any]] ?? []
+            #expect(Set(files.compactMap { $0["role"] as? String }) == ["database", "header"], "\(name)")
+            for file in files {
+                let fileName = ((file["path"] as? String ?? "") as NSString).lastPathComponent
+                #expect(file["sha256"] as? String == digest.files[fileName], "\(name): \(fileName)")
+            }
+            let text = try await vault.run(command, ["--evidence"])
+            #expect(text.status == 0, "\(name): \(text.stderr)")
+            #expect(text.stdout.contains("Evidence (chain of custody)"), "\(name) --evidence")
+            #expect(text.stdout.contains(digest.files["vault.db"] ?? "?"), "\(name) --evidence names the database's digest")
+        }
+        let reference = try #require(shapes["inspect"])
+        for (name, shape) in shapes { #expect(shape == reference, "\(name): the same record shape as inspect's") }
+
+        // export-key's record is SQL comments after the statements: the output still pastes as is.
+        let exported = try await vault.run(["export-key"], ["--evidence"])
+        let lines = exported.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.prefix(5).allSatisfy { $0.hasPrefix("PRAGMA ") })
+        #expect(lines.count > 10 && lines.dropFirst(5).allSatisfy { $0.hasPrefix("--") })
+        let query = "SELECT subject FROM sessions;\n"
+        var shells = [try #require(CLI.tool("sqlcipher"))]
+        if let four = ExportKeyCommandTests.sqlcipher4 { shells.append(four) }
+        for shell in shells {
+            let pasted = try await CLI.spawn(shell, [vault.path], stdin: Data((exported.stdout + query).utf8))
+            #expect(pasted.status == 0, "\(shell): \(pasted.stderr)")
+            #expect(pasted.stdout.hasSuffix("user-123\n"), "\(shell)")
+        }
+    }
+
     @Test func inspectWithoutTheKeyIsMarkedUnauthenticated() async throws {
         let vault = try await CLIVault.signedIn()
         let result = try await CLI.run(["inspect", "--vault", vault.path, "--json"])
@@ -94,6 +136,48 @@ struct ForensicContractTests {
         #expect(damaged.status == 1)
         #expect(damaged.json?["error"] is [String: Any])
         #expect(damaged.json?["evidence"] is [String: Any])
+    }
+
+    /// Drift found while finishing issue 14: usage errors and keygen's errors had no JSON object,
+    /// import, logout and biometric named no vault, biometric's "session" was an id where every
+    /// other command's is the session object, rekey said "createdKeyFile" for import's "keyCreated".
+    @Test func everyCommandKeepsOneJSONShape() async throws {
+        let vault = try await CLIVault.signedIn()
+        // Usage errors (64) under --json: the same error object on stdout.
+        for arguments in [["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0", "--json"],
+                          ["verify", "--vault", vault.path, "--json"], ["inspect", "--vault", vault.path, "--no-such-flag", "--json"],
+                          ["demo", "--dir", "", "--json"]] {
+            let result = try await CLI.run(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            let error = result.json?["error"] as? [String: Any]
+            #expect(error?["status"] as? Int == 64, "\(arguments[0]): \(result.stdout)")
+            #expect((error?["message"] as? String)?.isEmpty == false)
+        }
+        let plain = try await CLI.run(["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0"])
+        #expect(plain.status == 64 && plain.stdout.isEmpty, "without --json stdout stays empty")
+        let keygen = try await CLI.run(["keygen", "--key-file", vault.keyPath, "--json"])
+        #expect(keygen.status == 1)
+        #expect((keygen.json?["error"] as? [String: Any])?["status"] as? Int == 1)
+
+        let newKey = vault.directory.file("new.key")
+        var outputs: [String: [String: Any]] = [:]
+        outputs["import"] = try await vault.run(["import"], ["--json"], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2")).json
+        outputs["biometric"] = try await vault.run(["biometric", "enable"], ["--json"]).json
+        outputs["resume"] = try await vault.run(["resume"], ["--json"]).json
+        outputs["inspect"] = try await vault.run(["inspect"], ["--json"]).json
+        outputs["verify"] = try await vault.run(["verify"], ["--json"]).json
+        outputs["events"] = try await vault.run(["events"], ["--json"]).json
+        outputs["export-key"] = try await vault.run(["export-key"], ["--json"]).json
+        outputs["logout"] = try await vault.run(["logout"], ["--json"]).json
+        outputs["rekey"] = try await vault.run(["rekey"], ["--new-key-file", newKey, "--json"]).json
+        outputs["wipe"] = try await CLI.run(["wipe", "--vault", vault.path, "--key-file", newKey, "--yes", "--json"]).json
+        for (name, json) in outputs {
+            #expect(json["vault"] as? String == vault.path, "\(name) names the vault")
+            if let session = json["session"] { #expect(session is [String: Any] || session is NSNull, "\(name): session is an object") }
+        }
+        #expect((outputs["biometric"]?["session"] as? [String: Any])?["biometricEnabled"] as? Bool == true)
+        #expect(outputs["rekey"]?["keyCreated"] as? Bool == true)
+        #expect(outputs["import"]?["keyCreated"] as? Bool == false)
     }
 
     @Test func importSaysWhenItCreatedAKeyAndWhenNothingChanged() async throws {

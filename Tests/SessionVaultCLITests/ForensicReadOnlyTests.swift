@@ -13,12 +13,17 @@ struct ForensicReadOnlyTests {
             ["inspect"] + v + ["--json"],
             ["inspect"] + v + k,
             ["inspect"] + v + k + ["--json"],
+            ["inspect"] + v + k + ["--evidence"],
+            ["verify"] + v + k,
             ["verify"] + v + k + ["--evidence"],
             ["verify"] + v + k + ["--json"],
             ["events"] + v + k,
+            ["events"] + v + k + ["--evidence"],
             ["events"] + v + k + ["--json", "--evidence"],
             ["export-key"] + v + k,
+            ["export-key"] + v + k + ["--evidence"],
             ["export-key"] + v + k + ["--json"],
+            ["export-key"] + v + k + ["--json", "--evidence"],
             ["resume"] + v + k + ["--dry-run"],
             ["resume"] + v + k + ["--dry-run", "--json"],
             ["resume"] + v + k + ["--dry-run", "--evidence"],
@@ -67,6 +72,84 @@ struct ForensicReadOnlyTests {
         let keyless = try #require(results["inspect"])
         #expect(keyless.stdout.contains("UNAUTHENTICATED"))
         #expect(keyless.stdout.contains("not checked without the key"))
+    }
+
+    /// Issue 14, point 4: the hot log made the way a device image gets one. A real writer
+    /// process commits, says "ready" and is SIGKILLed, so its last commit exists only as frames
+    /// of the write-ahead log; every read command then runs on that directory.
+    @Test func aWriterKilledWithItsLogHotIsReadNeverCheckpointed() async throws {
+        let (vault, rotated) = try await ForensicVault.killedWriter()
+        let directory = vault.directory.path
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(names.isSuperset(of: ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.db-lock", "vault.key"]), "\(names)")
+        // Whole frames (24-byte header and a 4096-byte page each) after the 32-byte log header.
+        let walSize = try #require(try FileManager.default.attributesOfItem(atPath: vault.path + "-wal")[.size] as? Int)
+        #expect(walSize >= 32 + 24 + 4096 && (walSize - 32) % (24 + 4096) == 0, "the log holds frames: \(walSize) bytes")
+
+        // runAll hashes every file of the directory (lock files and the key too) around each command.
+        let results = try await Self.runAll(vault: vault.path, key: vault.keyPath, directory: directory)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == names)
+
+        // Every output that carries the custody record reports the log's frames; with the key,
+        // that pages of it are not in the main file.
+        for (name, result) in results where name.hasPrefix("inspect") || name.contains("--evidence") {
+            let keyed = name.contains("--key-file")
+            #expect(!result.leaksToken, "\(name)")
+            if name.contains("--json") {
+                let wal = try #require((result.json?["evidence"] as? [String: Any])?["wal"] as? [String: Any], "\(name)")
+                #expect((wal["frames"] as? Int ?? 0) > 0 && (wal["committedFrames"] as? Int ?? 0) > 0, "\(name)")
+                if keyed {
+                    #expect((wal["pagesNotInMainFile"] as? Int ?? 0) > 0, "\(name)")
+                } else {
+                    #expect(wal["pagesNotInMainFile"] is NSNull, "\(name): not known without the key")
+                }
+            } else {
+                #expect(result.stdout.contains("write-ahead log: "), "\(name)")
+                #expect(result.stdout.contains(keyed ? "not in the main file (applied to a private copy only" : "not checked without the key"), "\(name)")
+            }
+        }
+
+        // The session shown is the rotated one, which only the log holds.
+        let sessions = try #require(results["inspect --key-file --json"]?.json?["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        #expect(sessions.first?["refreshTokenFingerprint"] as? String == rotated)
+        #expect(sessions.first?["tokenVersion"] as? Int == 2)
+        let dryRun = try #require(results["resume --key-file --dry-run --json"]?.json)
+        #expect((dryRun["session"] as? [String: Any])?["refreshTokenFingerprint"] as? String == rotated)
+        let events = try #require(results["events --key-file --json --evidence"]?.json?["events"] as? [[String: Any]])
+        #expect(events.map { $0["event"] as? String } == ["stored", "rotated"])
+        #expect(events.last?["fingerprint"] as? String == rotated)
+
+        // Read without its log, the same vault is behind its header: the frames really are
+        // missing from the main file.
+        let withoutLog = CLIVault()
+        for suffix in ["", "-header"] { try FileManager.default.copyItem(atPath: vault.path + suffix, toPath: withoutLog.path + suffix) }
+        try FileManager.default.copyItem(atPath: vault.keyPath, toPath: withoutLog.keyPath)
+        let older = try await withoutLog.run(["inspect"], ["--json"])
+        #expect(older.status == 1)
+        #expect((older.json?["corrupted"] as? [String: Any])?["kind"] as? String == "rollback")
+    }
+
+    /// The same with a tombstone beside the vault: an app that recovered from damage, opened the
+    /// new vault, changed a setting and was killed. The tombstone is read, never touched.
+    @Test func aWriterKilledBesideATombstoneIsReadNeverCheckpointed() async throws {
+        let vault = try await ForensicVault.killedWriterBesideTombstone()
+        let directory = vault.directory.path
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+        #expect(names.isSuperset(of: ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.db-lock", "vault.db-tombstone", "vault.key"]),
+                "\(names)")
+        let results = try await Self.runAll(vault: vault.path, key: vault.keyPath, directory: directory)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == names)
+
+        let json = try #require(results["inspect --key-file --json"]?.json)
+        #expect((json["tombstone"] as? [String: Any])?["reason"] as? String == "notADatabase")
+        // The preference change lives only in the log.
+        #expect((json["state"] as? [String: Any])?["biometricPreference"] as? Bool == true)
+        let evidence = try #require(json["evidence"] as? [String: Any])
+        let roles = Set((evidence["files"] as? [[String: Any]] ?? []).compactMap { $0["role"] as? String })
+        #expect(roles == ["database", "wal", "shm", "header", "tombstone"])
+        #expect(((evidence["wal"] as? [String: Any])?["pagesNotInMainFile"] as? Int ?? 0) > 0)
+        #expect(results["inspect"]?.stdout.contains("notADatabase at ") == true, "the keyless report shows the tombstone")
     }
 
     @Test func aReadOnlyMountIsEnough() async throws {

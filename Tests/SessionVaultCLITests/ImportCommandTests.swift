@@ -11,7 +11,7 @@ struct ImportCommandTests {
         #expect(result.stdout.contains("user-123, tenant tenant-9, roles peer_mentor"))
         #expect(result.stdout.contains("biometric      enabled"))
         #expect(result.stdout.contains("resume path    valid"))
-        #expect(result.stdout.contains("expires 2027-01-15T09:00:00Z"))
+        #expect(result.stdout.contains("expires 2027-01-15T09:00:00.000Z"))
         #expect(!result.leaksToken)
         #expect(vault.exists(vault.path))
         #expect(vault.exists(vault.header))
@@ -34,7 +34,7 @@ struct ImportCommandTests {
         #expect(session["issuer"] as? String == "https://idp.example")
         #expect(session["scope"] as? String == "openid email")
         #expect((session["refreshTokenFingerprint"] as? String)?.count == 16)
-        #expect(session["accessExpiresAt"] as? String == "2027-01-15T08:10:00Z")
+        #expect(session["accessExpiresAt"] as? String == "2027-01-15T08:10:00.000Z")
         #expect(!result.leaksToken)
     }
 

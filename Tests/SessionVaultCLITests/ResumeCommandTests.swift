@@ -36,7 +36,7 @@ struct ResumeCommandTests {
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "path           valid")
         #expect(lines.contains("app            go straight home, no prompt"))
-        #expect(lines.contains { $0.hasPrefix("access token   fp ") && $0.hasSuffix("expires 2027-01-15T09:00:00Z (in 50m)") })
+        #expect(lines.contains { $0.hasPrefix("access token   fp ") && $0.hasSuffix("expires 2027-01-15T09:00:00.000Z (in 50m)") })
         // Piped output has no colour codes.
         #expect(!result.stdout.contains("\u{1B}["))
     }

@@ -31,25 +31,32 @@ struct CorruptionDiagnosis {
 
     /// The taxonomy entry for `error`, or nil when it is not damage (busy, out of space, ...).
     func reason(for error: SQLiteError) -> CorruptionReason? {
+        finding(for: error).map { CorruptionReason($0.kind, $0.detail) }
+    }
+
+    /// `reason(for:)` as a verify finding, keeping the page and the table its text names (a
+    /// reason carries only kind and text; `verify --json` must not say less than the text).
+    func finding(for error: SQLiteError) -> VerificationFinding? {
         switch error.code {
         case .notADatabase:
-            return CorruptionReason(.notADatabase, "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))")
+            return VerificationFinding(kind: .notADatabase, detail: "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))",
+                                       page: 1)
         case .ioError where error.extendedCode.rawValue == 522: // SQLITE_IOERR_SHORT_READ
-            return CorruptionReason(.truncated, "a page lies beyond the end of the file (\(error.message))")
+            return VerificationFinding(kind: .truncated, detail: "a page lies beyond the end of the file (\(error.message))")
         case .corrupt, .error:
-            if let truncation = truncation() { return truncation }
-            if let damaged = damagedPageFinding() { return CorruptionReason(.damagedPage, damaged.detail) }
+            if let truncation = truncation() { return VerificationFinding(reason: truncation) }
+            if let damaged = damagedPageFinding() { return damaged }
             if error.code == .corrupt {
                 if Self.walHasFrames(files) {
-                    return CorruptionReason(.damagedWAL, "\(error.message), with frames in the write-ahead log that the database cannot use")
+                    return VerificationFinding(kind: .damagedWAL, detail: "\(error.message), with frames in the write-ahead log that the database cannot use")
                 }
-                return CorruptionReason(.structuralDamage, error.message)
+                return VerificationFinding(reason: CorruptionReason(.structuralDamage, error.message))
             }
             // SQLITE_ERROR is also what a mistake in our own SQL gives: only a schema object
             // missing from a file whose migrations all ran is damage. Anything else stays an
             // operational error rather than being wiped as corruption.
             if error.message.hasPrefix("no such table") || error.message.hasPrefix("no such column") {
-                return CorruptionReason(.structuralDamage, "the schema lacks an object the migrations created: \(error.message)")
+                return VerificationFinding(kind: .structuralDamage, detail: "the schema lacks an object the migrations created: \(error.message)")
             }
             return nil
         default:

@@ -43,8 +43,8 @@ struct VaultVerifier {
             // beats a hundred misleading ones; the store cannot be trusted either way.
             findings.append(diagnosis.finding(forDamagedPage: page, connection: connection))
         } else if let failure = scan.failure {
-            guard let reason = diagnosis.reason(for: failure) else { throw diagnosis.classify(failure) }
-            findings.append(VerificationFinding(kind: reason.kind, detail: reason.detail))
+            guard let finding = diagnosis.finding(for: failure) else { throw diagnosis.classify(failure) }
+            findings.append(finding)
         } else {
             do {
                 findings += try connection.readCheckingPageAuthentication {
@@ -59,8 +59,8 @@ struct VaultVerifier {
                 findings.append(diagnosis.damagedPageFinding()
                                 ?? VerificationFinding(kind: .damagedPage, detail: "a page failed authentication while the records were read"))
             } catch let error as SQLiteError {
-                guard let reason = diagnosis.reason(for: error) else { throw diagnosis.classify(error) }
-                findings.append(VerificationFinding(kind: reason.kind, detail: reason.detail))
+                guard let finding = diagnosis.finding(for: error) else { throw diagnosis.classify(error) }
+                findings.append(finding)
             } catch let error as VaultError {
                 throw error
             } catch {

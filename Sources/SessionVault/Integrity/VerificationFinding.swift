@@ -18,4 +18,11 @@ public struct VerificationFinding: Sendable, Equatable, Codable {
         self.table = table
         self.sessionID = sessionID
     }
+
+    /// The finding for a reason, which carries only a kind and a text: with the page its text
+    /// names (`page 1 records 7 pages`, `page 5 failed authentication`), so the structured form
+    /// never says less than the words.
+    init(reason: CorruptionReason) {
+        self.init(kind: reason.kind, detail: reason.detail, page: PageScanner.pageNumber(in: reason.detail))
+    }
 }

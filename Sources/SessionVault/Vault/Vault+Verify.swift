@@ -30,7 +30,8 @@ extension Vault {
     ///
     /// Damage found by the open-time check is returned as the report's first finding rather
     /// than thrown; when the key is right, the full scan then runs too and adds what else it
-    /// finds (findings of the same kind as the open-time one are not repeated).
+    /// finds (findings of the same kind as the open-time one are not repeated: the open-time one
+    /// takes the page, table and session where the scan located that damage).
     /// - Throws: `.io` (ENOENT) when there is no vault at `path`; `.unavailable` when the key
     ///   cannot be read right now; `.corrupted(.wrongKey)` and `.corrupted(.keyMissing)` are
     ///   returned as findings too, since they say nothing about the file's pages.
@@ -53,7 +54,8 @@ extension Vault {
             guard case .corrupted(let reason) = error else { throw error }
             openTimeReason = reason
         }
-        var findings = [VerificationFinding(kind: openTimeReason.kind, detail: openTimeReason.detail)]
+        var first = VerificationFinding(reason: openTimeReason)
+        var scanned: [VerificationFinding] = []
         var pagesScanned = 0
         // With the right key the pages can still be scanned: the full report says whether the
         // damage the open found is all there is. Without it (or without pages) nothing more
@@ -61,10 +63,18 @@ extension Vault {
         let unreadable: Set<CorruptionKind> = [.keyMissing, .wrongKey, .headerDamaged, .notADatabase, .truncated]
         if !unreadable.contains(openTimeReason.kind), let unlocked = try? opener.unlock() {
             if let report = try? VaultVerifier(files: files, keys: unlocked.keys, headerGeneration: unlocked.header.generation).run() {
-                findings += report.findings.filter { $0.kind != openTimeReason.kind }
+                // The open only says what it met, in words; the scan finds the same damage and
+                // knows where it is (page, table, session): the first finding gets that place.
+                if let located = report.findings.first(where: { $0.kind == first.kind && (first.page == nil || $0.page == first.page) }) {
+                    first.page = located.page ?? first.page
+                    first.table = located.table ?? first.table
+                    first.sessionID = located.sessionID ?? first.sessionID
+                }
+                scanned = report.findings.filter { $0.kind != openTimeReason.kind }
                 pagesScanned = report.pagesScanned
             }
         }
+        let findings = [first] + scanned
         let elapsed = started.duration(to: .now)
         return VerificationReport(pagesScanned: pagesScanned, findings: findings,
                                   elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

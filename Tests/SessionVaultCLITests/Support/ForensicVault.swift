@@ -27,6 +27,33 @@ enum ForensicVault {
         return evidence
     }
 
+    /// A vault whose writer was SIGKILLed with its latest commit only in the write-ahead log:
+    /// `VaultTestHost hot-wal` signs in and closes (the main file holds that session at token
+    /// version 1), reopens, rotates to a new refresh token and is killed after saying so. The
+    /// directory holds the database, `-wal`, `-shm`, `-header`, `-lock` and the key, as a device
+    /// image of a running app would. Returns the vault and the rotated token's fingerprint.
+    static func killedWriter() async throws -> (vault: CLIVault, rotatedFingerprint: String) {
+        let vault = CLIVault()
+        let ready = try await KilledWriter.run(["hot-wal", vault.path, vault.keyPath, "\(Fixtures.refreshMarker)-first", "\(Fixtures.refreshMarker)-second"])
+        // "ready <fingerprint> v2"
+        let words = ready.split(separator: " ")
+        guard words.count == 3, words[2] == "v2" else { throw KilledWriter.Failed(description: "unexpected ready line: \(ready)") }
+        return (vault, String(words[1]))
+    }
+
+    /// A vault wiped by a recovery (a real damaged page, `sessionvault resume`; the tombstone
+    /// says why), opened again by an app that changed the biometric preference and was
+    /// SIGKILLed before closing: tombstone, database, `-wal` with that change, `-shm`,
+    /// `-header`, `-lock` and the new key.
+    static func killedWriterBesideTombstone() async throws -> CLIVault {
+        let vault = try await CLIVault.signedIn()
+        try await vault.damageDatabase()
+        let recovered = try await vault.run(["resume"])
+        guard recovered.status == 0, vault.exists(vault.tombstone) else { throw CLIVault.SetupFailed(step: "recovery wipe", result: recovered) }
+        _ = try await KilledWriter.run(["hot-wal-preference", vault.path, vault.keyPath])
+        return vault
+    }
+
     /// A signed-in vault at schema version 3: migrations 5 and 4 undone through the stock shell
     /// with the `export-key` recipe, so any open by this CLI would run them again.
     static func olderSchema() async throws -> CLIVault {
