@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean
+.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check-readme
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -90,5 +90,12 @@ bench: deps $(BENCH_DEPS)
 			|| { echo "the benchmark suite is not linked to $(SQLCIPHER4_LIB)"; exit 1; }; } && \
 		python3 report.py $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json
 
+# The README's Swift code is compiled source (Examples/ReadmeExamples, built with the package):
+# every README block must equal its file, and a client package built from the README's manifest
+# and blocks alone runs the story (launch, sign-in, API call, sign-out) against
+# django-oauth-toolkit. See scripts/readme-client.sh.
+check-readme: deps test-servers
+	./scripts/readme-client.sh
+
 clean:
-	rm -rf .build .demo
+	rm -rf .build .demo .build-readme-client

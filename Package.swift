@@ -64,6 +64,15 @@ let package = Package(
             dependencies: ["SessionVault"]
         ),
 
+        // The README's Swift code, compiled: each file is one README block (shown exactly as
+        // written; Apple-only ones behind `#if canImport`), and main.swift runs the README's story
+        // against a real authorization server (scripts/readme-client.sh).
+        .executableTarget(
+            name: "ReadmeExamples",
+            dependencies: ["SessionVault", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/ReadmeExamples"
+        ),
+
         .testTarget(
             name: "SessionVaultTests",
             dependencies: ["SessionVault", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")]
