@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean
+.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -90,5 +90,35 @@ bench: deps $(BENCH_DEPS)
 			|| { echo "the benchmark suite is not linked to $(SQLCIPHER4_LIB)"; exit 1; }; } && \
 		python3 report.py $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json
 
+# The README's Swift code is compiled source (Examples/ReadmeExamples, built with the package):
+# every README block must equal its file, and a client package built from the README's manifest
+# and blocks alone runs the story (launch, sign-in, API call, sign-out) against
+# django-oauth-toolkit. See scripts/readme-client.sh.
+check-readme: deps test-servers
+	./scripts/readme-client.sh
+
+# DocC (swift-docc-plugin): the catalog in Sources/SessionVault/Documentation.docc and every
+# public symbol's doc comment, warnings treated as errors. The archive lands in
+# .build/plugins/Swift-DocC/outputs/SessionVault.doccarchive.
+docs: deps
+	swift package generate-documentation --target SessionVault --warnings-as-errors
+
+# The public API as text (api.txt): `make api` rewrites it after a deliberate change; `make
+# check-api` fails when the built API differs from it or a public symbol has no doc comment.
+api: deps
+	swift package dump-symbol-graph --skip-synthesized-members > /dev/null
+	python3 scripts/api_listing.py write
+
+check-api: deps
+	swift package dump-symbol-graph --skip-synthesized-members > /dev/null
+	python3 scripts/api_listing.py check
+
+# No Linux-only call in the library outside an #if branch that has an Apple counterpart.
+check-portability:
+	python3 scripts/check-portability.py Sources/SessionVault
+
+# What CI runs besides the test legs.
+check: check-portability check-api docs check-readme
+
 clean:
-	rm -rf .build .demo
+	rm -rf .build .demo .build-readme-client

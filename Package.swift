@@ -11,6 +11,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `make docs`: swift package generate-documentation (DocC), warnings as errors.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
@@ -62,6 +64,15 @@ let package = Package(
         .executableTarget(
             name: "VaultCrashHost",
             dependencies: ["SessionVault"]
+        ),
+
+        // The README's Swift code, compiled: each file is one README block (shown exactly as
+        // written; Apple-only ones behind `#if canImport`), and main.swift runs the README's story
+        // against a real authorization server (scripts/readme-client.sh).
+        .executableTarget(
+            name: "ReadmeExamples",
+            dependencies: ["SessionVault", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/ReadmeExamples"
         ),
 
         .testTarget(

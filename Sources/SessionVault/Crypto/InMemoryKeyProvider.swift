@@ -5,8 +5,11 @@ import Foundation
 public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
     /// What `rootKey` answers.
     public enum State: Sendable {
+        /// The key is handed out (or made, for a new vault).
         case available
+        /// Like a keystore locked after a restart: `.unavailable`, so the vault reports `unavailable`.
         case locked
+        /// Like a deleted key: `.missing`, so an existing vault reports `corrupted(.keyMissing)`.
         case missing
     }
 

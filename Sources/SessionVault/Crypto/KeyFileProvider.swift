@@ -16,6 +16,8 @@ public struct KeyFileProvider: KeyProvider {
     /// The key file.
     public let path: String
 
+    /// A provider for the key file at `path`. Nothing is read until a vault is opened; a vault
+    /// that is created makes the file when it is absent.
     public init(path: String) { self.path = path }
 
     static let magic: [UInt8] = Array("SVKEY".utf8) + [0]

@@ -12,8 +12,10 @@ public struct PassphraseKeyProvider: KeyProvider {
 
     /// - Parameters:
     ///   - passphrase: the passphrase bytes (UTF-8), in locked memory.
-    ///   - opsLimit, memLimit: Argon2id limits for a new vault; libsodium's interactive limits
-    ///     by default. An existing vault always uses the limits recorded in its header.
+    ///   - opsLimit: Argon2id passes for a new vault (libsodium's interactive preset by default,
+    ///     within `opsLimitRange`). An existing vault always uses the limits in its header.
+    ///   - memLimit: Argon2id memory in bytes for a new vault (interactive preset by default,
+    ///     within `memLimitRange`).
     public init(passphrase: SecretBytes,
                 opsLimit: UInt64 = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
                 memLimit: UInt64 = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)) {

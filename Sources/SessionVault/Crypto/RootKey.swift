@@ -5,6 +5,7 @@ public struct RootKey: Sendable {
     /// Recorded in the vault header so the same key can be derived again.
     public let derivation: KeyDerivation
 
+    /// A key a custom `KeyProvider` hands out: exactly `byteCount` bytes, in locked memory.
     public init(bytes: SecretBytes, derivation: KeyDerivation = .stored) {
         self.bytes = bytes
         self.derivation = derivation

@@ -3,8 +3,11 @@ import Foundation
 /// Left behind by a recovery wipe so the app and the CLI can say why the user must sign in
 /// again. Holds a reason and a time, never a secret.
 public struct Tombstone: Sendable, Equatable, Codable {
+    /// Why the vault was wiped.
     public let reason: CorruptionKind
+    /// What was found, in words (no secrets).
     public let detail: String
+    /// When the recovery wipe ran.
     public let wipedAt: Date
     /// The SessionVault version that wiped.
     public let version: String

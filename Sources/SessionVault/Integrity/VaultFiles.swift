@@ -3,10 +3,14 @@ public struct VaultFiles: Sendable, Equatable {
     /// The SQLCipher database file.
     public let database: String
 
+    /// The files of the vault whose database is at `database`.
     public init(database: String) { self.database = database }
 
+    /// SQLite's write-ahead log.
     public var wal: String { database + "-wal" }
+    /// SQLite's shared-memory index of the write-ahead log.
     public var sharedMemory: String { database + "-shm" }
+    /// SQLite's rollback journal (only while a rollback-journal transaction runs).
     public var journal: String { database + "-journal" }
     /// Plaintext header: format, cipher settings, KDF parameters, key check value, generation.
     public var header: String { database + "-header" }

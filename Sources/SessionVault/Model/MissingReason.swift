@@ -1,8 +1,12 @@
 /// Why there is no usable session (the app shows full login).
 public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// No session was ever stored in this vault.
     case neverSignedIn
+    /// The user (or another process of the app) signed out.
     case signedOut
+    /// The refresh token's lifetime passed: only a new sign-in helps.
     case refreshTokenExpired
+    /// The policy's absolute session lifetime passed, whatever the tokens say.
     case absoluteLifetimePassed
     /// The server rejected the refresh token (invalid_grant).
     case refreshRejected

@@ -29,6 +29,7 @@ public struct ResumePolicy: Sendable, Equatable, Codable {
     /// Audit log rows kept; older rows are deleted. Default 1000.
     public var auditLogCapacity = 1000
 
+    /// The documented defaults (the same as `standard`).
     public init() {}
 
     /// The defaults.

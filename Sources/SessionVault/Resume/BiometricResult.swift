@@ -1,5 +1,6 @@
 /// How a biometric prompt ended.
 public enum BiometricResult: Sendable, Equatable {
+    /// The user was recognised.
     case success
     /// Not recognised.
     case failed

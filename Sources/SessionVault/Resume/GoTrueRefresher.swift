@@ -6,6 +6,7 @@ import FoundationNetworking
 /// Refreshes a Supabase GoTrue session: `POST {baseURL}/token?grant_type=refresh_token` with
 /// JSON `{"refresh_token": …}` and the project's `apikey` header.
 public struct GoTrueRefresher: SessionRefresher {
+    /// The project's auth URL, e.g. `https://<project>.supabase.co/auth/v1`.
     public let baseURL: URL
     let apiKey: String
     let transport: HTTPRefreshTransport
@@ -13,6 +14,8 @@ public struct GoTrueRefresher: SessionRefresher {
     /// - Parameters:
     ///   - baseURL: the auth URL, e.g. `https://<project>.supabase.co/auth/v1`.
     ///   - apiKey: the project's anon (publishable) key, sent as `apikey`.
+    ///   - session: the `URLSession` requests go through.
+    ///   - timeout: seconds per request.
     public init(baseURL: URL, apiKey: String, session: URLSession = .shared, timeout: TimeInterval = 15) {
         self.baseURL = baseURL
         self.apiKey = apiKey

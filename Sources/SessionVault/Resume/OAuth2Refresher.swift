@@ -6,16 +6,31 @@ import FoundationNetworking
 /// Refreshes at any RFC 6749 token endpoint (§6): form-encoded `grant_type=refresh_token`,
 /// `refresh_token`, `client_id` (public clients) and optional `scope`.
 public struct OAuth2Refresher: SessionRefresher {
+    /// The server's token endpoint (RFC 6749 §3.2).
     public let tokenEndpoint: URL
+    /// The app's (public) client id, sent with every refresh and revocation.
     public let clientID: String
+    /// The scope to ask for on refresh; nil keeps the granted one (RFC 6749 §6).
     public let scope: String?
     /// RFC 7009 token revocation, used by `signOut(scope:)`; nil: the server is not told.
     public let revocationEndpoint: URL?
     /// OIDC `end_session_endpoint`, for the RP-initiated logout URL `signOut(scope:)` hands back.
     public let endSessionEndpoint: URL?
+    /// Where the OIDC end-session page sends the browser afterwards.
     public let postLogoutRedirectURI: URL?
     let transport: HTTPRefreshTransport
 
+    /// A refresher for an RFC 6749 server.
+    ///
+    /// - Parameters:
+    ///   - tokenEndpoint: the token endpoint.
+    ///   - clientID: the app's public client id.
+    ///   - scope: sent with every refresh when given.
+    ///   - revocationEndpoint: RFC 7009 revocation, used by sign-out to revoke the refresh token.
+    ///   - endSessionEndpoint: OIDC RP-initiated logout; sign-out hands back the URL to open.
+    ///   - postLogoutRedirectURI: where that logout page sends the browser afterwards.
+    ///   - session: the `URLSession` requests go through.
+    ///   - timeout: seconds per request.
     public init(tokenEndpoint: URL, clientID: String, scope: String? = nil, revocationEndpoint: URL? = nil,
                 endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
         self.tokenEndpoint = tokenEndpoint

@@ -8,7 +8,9 @@ import Darwin
 public struct FileIOError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The C function that failed, e.g. `open`, `fsync`, `rename`.
     public let operation: String
+    /// The file or directory the operation was on.
     public let path: String
+    /// The `errno` the system call left.
     public let errno: Int32
     /// Set when the path exists but is not a regular file (a FIFO, device, socket or directory):
     /// the kind found. Such a path is refused without being read, so nothing blocks on it.

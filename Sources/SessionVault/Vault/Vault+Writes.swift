@@ -7,6 +7,8 @@ extension Vault {
     /// Storing the very tokens already current is a no-op and emits nothing, so two runtimes
     /// that mirror each other's updates do not loop.
     /// - Parameters:
+    ///   - response: the token endpoint's response; it must name its subject (a GoTrue `user`,
+    ///     a `sub` claim), or use `store(_:identity:biometricEnabled:serverClockOffset:)`.
     ///   - biometricEnabled: the unlock preference; nil keeps the device's current preference.
     ///   - serverClockOffset: server minus local time in seconds, when the response's `Date`
     ///     header was seen; used only to convert a server-stated `expires_at`.
@@ -171,6 +173,7 @@ extension Vault {
     }
 
     /// Turns biometric unlock on or off for the current session and the device preference.
+    /// - Parameter enabled: on or off.
     /// - Parameter domainState: the platform's opaque enrolment value (LAContext
     ///   `evaluatedPolicyDomainState`); if it differs at unlock, the user re-enrolled.
     public func setBiometricUnlock(_ enabled: Bool, domainState: [UInt8]? = nil) throws(VaultError) {

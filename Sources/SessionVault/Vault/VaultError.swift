@@ -26,7 +26,9 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(SQLiteError)
     /// A file operation failed.
     case io(FileIOError)
+    /// libsodium failed (locked memory could not be allocated, a seal did not open).
     case crypto(CryptoError)
+    /// The token response given to `store` or `rotate` was refused.
     case invalidTokenResponse(TokenResponseError)
     /// The operation needs a current session and there is none.
     case noSession

@@ -7,11 +7,17 @@ import Foundation
 public struct VaultInspection: Sendable {
     /// Sizes in bytes of the vault's files; nil when a file is absent.
     public struct FileSizes: Sendable, Equatable, Codable {
+        /// Size of the database, in bytes.
         public let database: Int64?
+        /// Size of the write-ahead log, in bytes.
         public let wal: Int64?
+        /// Size of the shared-memory file, in bytes.
         public let sharedMemory: Int64?
+        /// Size of the rollback journal, in bytes.
         public let journal: Int64?
+        /// Size of the header, in bytes.
         public let header: Int64?
+        /// Size of the tombstone, in bytes.
         public let tombstone: Int64?
 
         /// Reads the sizes now. Needs no key and opens nothing, so it also works on a vault that
@@ -28,6 +34,7 @@ public struct VaultInspection: Sendable {
 
     /// One `sessions` row, redacted, with the resume path it would take at `inspectedAt`.
     public struct SessionEntry: Sendable {
+        /// The session, redacted.
         public let session: Session
         /// Whether the state row points at this session.
         public let isCurrent: Bool
@@ -37,6 +44,7 @@ public struct VaultInspection: Sendable {
 
     /// The `vault_state` row as stored.
     public struct StateRow: Sendable, Equatable {
+        /// The current session's id; nil when signed out.
         public let currentSessionID: String?
         /// Grows with every write transaction; the header keeps the last value it saw.
         public let generation: UInt64
@@ -73,7 +81,9 @@ public struct VaultInspection: Sendable {
     public let pageCount: Int
     /// `PRAGMA journal_mode`, e.g. `wal`.
     public let journalMode: String
+    /// The sizes of the vault's files.
     public let files: FileSizes
+    /// What the header records.
     public let header: HeaderSummary
     /// The newest applied migration version.
     public let schemaVersion: Int
@@ -81,6 +91,7 @@ public struct VaultInspection: Sendable {
     public let migrations: [AppliedMigration]
     /// Every stored session, oldest first (normally at most one).
     public let sessions: [SessionEntry]
+    /// The state row.
     public let state: StateRow
     /// The latest audit events, oldest first.
     public let recentEvents: [AuditEvent]

@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SessionVault
+
+/// Why an API call did not go through.
+enum APICallError: Error {
+    case signInAgain(expiredMessage: Bool)
+    case unlockFirst
+    case tryLater(after: Double)
+    case failed(status: Int)
+}
+
+extension SessionLayer {
+    /// One call to your API with a fresh access token; auth failures are fed back.
+    func get(_ url: URL) async throws -> Data {
+        for _ in 1...2 {
+            let token: Token
+            switch await manager.freshAccessToken() {
+            case .token(let fresh, _):                     token = fresh
+            case .sessionEnded(_, let showExpiredMessage): throw APICallError.signInAgain(expiredMessage: showExpiredMessage)
+            case .locked:                                  throw APICallError.unlockFirst
+            case .offline(let retryAfter), .unavailable(let retryAfter, _): throw APICallError.tryLater(after: retryAfter)
+            }
+            var request = URLRequest(url: url)
+            token.withRevealedBytes { bytes in
+                request.setValue("Bearer " + String(decoding: bytes, as: UTF8.self), forHTTPHeaderField: "Authorization")
+            }
+            let (body, response) = try await URLSession.shared.data(for: request)
+            guard let http = response as? HTTPURLResponse else { throw APICallError.failed(status: 0) }
+            if http.statusCode < 300 { return body }
+            // A 401 "invalid_token" refreshes once (.home: call again); "session expired" ends it.
+            switch await manager.handleAPIFailure(status: http.statusCode, body: body,
+                                                  wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+            case .home?:                                continue
+            case .login(_, let showExpiredMessage)?:    throw APICallError.signInAgain(expiredMessage: showExpiredMessage)
+            case .locked?:                              throw APICallError.unlockFirst
+            case .offline(_, let retryAfter)?, .unavailable(let retryAfter, _)?: throw APICallError.tryLater(after: retryAfter)
+            case nil:                                   throw APICallError.failed(status: http.statusCode)
+            }
+        }
+        throw APICallError.tryLater(after: 1)
+    }
+}
