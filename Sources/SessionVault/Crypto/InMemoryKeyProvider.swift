@@ -67,12 +67,14 @@ extension InMemoryKeyProvider {
         lock.unlock()
     }
 
+    /// The generation record kept beside this key, in memory (see `KeyProvider.generationRecord()`).
     public func generationRecord() throws(KeyProviderError) -> [UInt8]? {
         lock.lock()
         defer { lock.unlock() }
         return record
     }
 
+    /// Keeps `record` in memory beside the key, replacing the previous one.
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {
         lock.lock()
         self.record = record

@@ -41,5 +41,6 @@ extension KeyProvider {
     /// restore of a whole older copy of the files undetected.
     public func generationRecord() throws(KeyProviderError) -> [UInt8]? { nil }
 
+    /// Stores nothing (see `generationRecord()`).
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {}
 }
