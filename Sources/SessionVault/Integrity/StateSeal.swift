@@ -36,16 +36,22 @@ enum StateSeal {
         """
     }
 
+    /// Built once: the launch checks the seal on every open.
+    private static let mainSelect = select("main")
+
     /// The tag the state of `schema` should carry under `keys`, and the one it carries.
     private static func tags(_ connection: Connection, keys: VaultKeys, schema: String) throws(SQLiteError) -> (expected: [UInt8], stored: [UInt8]?)? {
         // An attached copy's statement is not cached: it would outlive the DETACH.
-        let statement = schema == "main" ? try connection.cached(select(schema)) : try connection.prepare(select(schema))
+        let statement = schema == "main" ? try connection.cached(mainSelect) : try connection.prepare(select(schema))
         try statement.bind([])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         var message: [UInt8] = []
-        for column in [0, 1, 2, 3] { append(statement.value(Int32(column)), to: &message) }
-        for index in sessionColumns.indices { append(statement.value(Int32(5 + index)), to: &message) }
+        message.reserveCapacity(1024)
+        let columns = [Int32(0), 1, 2, 3] + (0..<Int32(sessionColumns.count)).map { 5 + $0 }
+        for column in columns {
+            statement.withRawColumn(column) { append($0, to: &message) }
+        }
         return (keys.integrityTag(label, message), statement.blob(4))
     }
 
@@ -82,19 +88,31 @@ enum StateSeal {
         return try statement.step() ? statement.blob(0) : nil
     }
 
-    /// Type, length and bytes of each value, so that no two different rows encode alike.
-    private static func append(_ value: SQLValue, to message: inout [UInt8]) {
-        func put(_ tag: UInt8, _ bytes: [UInt8]) {
+    /// Type, length and bytes of each value, so that no two different rows encode alike: tag 0
+    /// null, 1 an integer as 8 little-endian bytes, 2 text (a REAL as its text), 3 a blob, each
+    /// followed by its length as 8 little-endian bytes. This encoding is the seal's format:
+    /// changing it would make every sealed vault read as a rollback.
+    private static func append(_ value: RawColumn, to message: inout [UInt8]) {
+        func put(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
             message.append(tag)
-            let count = UInt64(bytes.count)
-            for shift in stride(from: 0, to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: count >> UInt64(shift))) }
-            message += bytes
+            appendLittleEndian(UInt64(bytes.count), to: &message)
+            message.append(contentsOf: bytes)
         }
         switch value {
-        case .null: put(0, [])
-        case .integer(let number): put(1, (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: number) >> (8 * UInt64($0))) })
-        case .text(let text): put(2, Array(text.utf8))
-        case .blob(let bytes): put(3, bytes)
+        case .null:
+            put(0, UnsafeRawBufferPointer(start: nil, count: 0))
+        case .integer(let number):
+            message.append(1)
+            appendLittleEndian(8, to: &message)
+            appendLittleEndian(UInt64(bitPattern: number), to: &message)
+        case .text(let bytes):
+            put(2, bytes)
+        case .blob(let bytes):
+            put(3, bytes)
         }
+    }
+
+    private static func appendLittleEndian(_ value: UInt64, to message: inout [UInt8]) {
+        for shift in stride(from: UInt64(0), to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 }

@@ -87,13 +87,21 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    /// The column as stored, whatever its type (a REAL, which the vault never writes, as text).
-    func value(_ column: Int32) -> SQLValue {
+    /// The column's storage type and, for text and blobs, its bytes as SQLite holds them,
+    /// without a Swift `String` or `Array` in between: for hashing many columns cheaply. An
+    /// integer comes as its value (no bytes); a REAL, which the vault never writes, as its text.
+    func withRawColumn<T>(_ column: Int32, _ body: (RawColumn) -> T) -> T {
         switch sqlite3_column_type(handle, column) {
-        case SQLITE_NULL: return .null
-        case SQLITE_INTEGER: return .integer(int64(column))
-        case SQLITE_BLOB: return .blob(blob(column) ?? [])
-        default: return text(column).map(SQLValue.text) ?? .null
+        case SQLITE_NULL:
+            return body(.null)
+        case SQLITE_INTEGER:
+            return body(.integer(sqlite3_column_int64(handle, column)))
+        case SQLITE_BLOB:
+            let pointer = sqlite3_column_blob(handle, column)
+            return body(.blob(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))))
+        default:
+            let pointer = sqlite3_column_text(handle, column)
+            return body(.text(UnsafeRawBufferPointer(start: pointer.map(UnsafeRawPointer.init), count: Int(sqlite3_column_bytes(handle, column)))))
         }
     }
 
