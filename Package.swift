@@ -59,7 +59,7 @@ let package = Package(
         // Child processes for the tests that need a second process or a SIGKILL.
         .executableTarget(
             name: "VaultTestHost",
-            dependencies: ["SessionVault"]
+            dependencies: ["SessionVault", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "VaultCrashHost",

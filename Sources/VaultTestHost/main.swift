@@ -133,7 +133,7 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
 /// `count` concurrent calls. Only counts and a fingerprint are printed, never a token.
 func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
     let manager = ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
-                                refreshWaitLimit: 60)
+                                logger: hostLogger, refreshWaitLimit: 60)
     // Lets the test hold the server's answer until every process is asking.
     line("ready")
     let results: [(text: String?, outcome: String)] = await withTaskGroup(of: (String?, String).self) { group in
@@ -162,6 +162,7 @@ func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) 
 }
 
 let arguments = CommandLine.arguments
+let hostLogger = FileLogHandler.processLogger()
 guard arguments.count >= 4 else { fail("usage: VaultTestHost resume|rotate|signout|watch <db> <keyfile> …") }
 let keys = KeyFileProvider(path: arguments[3])
 
@@ -173,7 +174,7 @@ do {
         // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
         // is out, and the answer must still be read once it runs again.
         let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
-                                    refreshWaitLimit: waitLimit ?? 10)
+                                    logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
         line(describe(await manager.resume()))
     case "oauth-resume":
         guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {

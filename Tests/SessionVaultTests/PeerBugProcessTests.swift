@@ -100,12 +100,12 @@ struct PeerBugProcessTests {
             let first = try host("resume", "60")
             #expect(await first.finish() == 0)
             outcomes.append(first.lines.first?.hasPrefix("home ") == true)
-            notHome += first.lines.filter { !$0.hasPrefix("home ") }
+            notHome += first.lines.filter { !$0.hasPrefix("home ") }.map { "\($0) after: \(first.log)" }
             let pair = [try host("resume", "60"), try host("resume", "60")]
             for process in pair {
                 #expect(await process.finish() == 0)
                 outcomes.append(process.lines.first?.hasPrefix("home ") == true)
-                notHome += process.lines.filter { !$0.hasPrefix("home ") }
+                notHome += process.lines.filter { !$0.hasPrefix("home ") }.map { "\($0) after: \(process.log)" }
             }
             let app = manager()
             let outcome = await app.resume()
@@ -194,7 +194,7 @@ struct PeerBugProcessTests {
             #expect(await process.finish() == 0)
             // 250 calls, one distinct access token, on the rotated session (version 2).
             #expect(process.lines.count == 2 && process.lines[1].hasPrefix("tokens 250 1 ") && process.lines[1].hasSuffix(" v2"),
-                    "\(process.lines)")
+                    "\(process.lines), after: \(process.log.split(separator: "\n").suffix(8))")
         }
         #expect(server.requestCount == 1, "one refresh for 2,000 callers in 5 processes")
     }

@@ -30,7 +30,9 @@ extension Vault {
         let before = state
         try reloadState(from: connection)
         // Only after a successful reload: a failed one must be retried, not taken as current.
-        lastDataVersion = version
+        // The reload's own version, read in its snapshot: a commit after `version` was read is
+        // then either in the state or still ahead of `lastDataVersion`.
+        lastDataVersion = state.dataVersion
         emitDifferences(from: before, to: state)
     }
 

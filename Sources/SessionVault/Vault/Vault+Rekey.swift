@@ -107,7 +107,7 @@ extension Vault {
         self.state = opened.state
         self.keyProvider = newKeys
         openedFileIdentity = FileIdentity.of(files.database)
-        lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+        lastDataVersion = opened.state.dataVersion
         // Recorded in the new file, after the switch: the copy was made before it.
         try? write("rekeyed") { connection, now in
             try audit(connection, .rekeyed, sessionID: state.current?.session.id, fingerprint: nil, reason: nil, at: now)

@@ -46,7 +46,7 @@ extension Vault {
         keys = opened.keys
         header = opened.header
         state = opened.state
-        lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+        lastDataVersion = opened.state.dataVersion
         openedFileIdentity = FileIdentity.of(files.database)
         replacedElsewhere = false
         wipedElsewhere = false

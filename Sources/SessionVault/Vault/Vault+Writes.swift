@@ -322,7 +322,7 @@ extension Vault {
             state.lastWallClock = max(state.lastWallClock, now)
         } else {
             try reloadState(from: connection)
-            lastDataVersion = (try? connection.scalarInt("PRAGMA data_version")) ?? lastDataVersion
+            lastDataVersion = state.dataVersion
         }
         do {
             try header.recordGeneration(state.generation)

@@ -86,7 +86,7 @@ public actor Vault {
         self.header = opened.header
         self.state = opened.state
         self.openedFileIdentity = identity
-        self.lastDataVersion = (try? opened.connection.scalarInt("PRAGMA data_version")) ?? 0
+        self.lastDataVersion = opened.state.dataVersion
     }
 
     /// A logger that drops everything: the library never bootstraps logging itself.

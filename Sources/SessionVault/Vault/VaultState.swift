@@ -11,6 +11,13 @@ struct VaultState {
     var biometricPreference: Bool
     /// Tells this vault from a later one at the same path (migration 6; see `GenerationWitness`).
     var vaultID: [UInt8]? = nil
+    /// The connection's `PRAGMA data_version` in the same read transaction as the rows above:
+    /// the value a later check compares with to learn whether another process committed since.
+    /// Read in a separate transaction, a commit landing between the two would be taken as seen
+    /// while the state still lacked it, and the process would act on that stale state until the
+    /// next commit (a waiter that took the refresh lock after the holder rotated refreshed a
+    /// version that was gone, and answered offline).
+    var dataVersion: Int64 = 0
 
     /// `state` with its session gone: the "before" of a vault that was wiped, so that what the
     /// fresh vault holds is reported as new.
@@ -29,7 +36,10 @@ struct VaultState {
     /// Reads the state row and the current session, opening its tokens, then checks that they
     /// match the state's seal (see `StateSeal`). The seal is checked last, so that damage with a
     /// name of its own (a token that does not open, a dangling current session) keeps that name.
+    /// Call inside a read transaction (`readCheckingPageAuthentication`): the data version is
+    /// read first and starts the snapshot every row below is read from.
     static func load(from connection: Connection, keys: VaultKeys) throws -> VaultState {
+        let dataVersion = try connection.scalarInt("PRAGMA data_version") ?? 0
         let stateRow = try connection.cached("""
             SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id
             FROM vault_state WHERE singleton = 1
@@ -46,7 +56,8 @@ struct VaultState {
             emptyReason: MissingReason(code: stateRow.text(3) ?? ""),
             serverClockOffset: Double(stateRow.int64(4)) / 1000,
             biometricPreference: stateRow.int64(5) != 0,
-            vaultID: stateRow.blob(6))
+            vaultID: stateRow.blob(6),
+            dataVersion: dataVersion)
         stateRow.reset()
         if let currentID {
             let sessionRow = try connection.cached(SessionRow.selectByID)

@@ -5,6 +5,7 @@ final class TestHostProcess: @unchecked Sendable {
     // Sendable: `process` is only started and waited on; output goes through a file.
     private let process = Process()
     private let outputPath: String
+    private let logDirectory: String
 
     static let executable: String? = {
         var candidates: [String] = [Bundle.main.bundleURL.path, Bundle.main.bundleURL.deletingLastPathComponent().path]
@@ -19,6 +20,7 @@ final class TestHostProcess: @unchecked Sendable {
     init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil) throws {
         guard let executable = Self.executable else { throw NotBuilt() }
         outputPath = scratch.file("host-\(UUID().uuidString).out")
+        logDirectory = scratch.path
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         if let umask {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -27,6 +29,9 @@ final class TestHostProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
         }
+        // The host writes the library's log (debug and above: paths, reasons, fingerprints,
+        // never tokens) to <scratch>/<pid>.log, for a failure message to show.
+        process.environment = ProcessInfo.processInfo.environment.merging(["SESSIONVAULT_HOST_LOG_DIR": scratch.path]) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = process.standardOutput
         try process.run()
@@ -39,6 +44,9 @@ final class TestHostProcess: @unchecked Sendable {
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     var lines: [String] { output.split(separator: "\n").map(String.init) }
+
+    /// What the library logged in the child (see `FileLogHandler` in VaultTestHost).
+    var log: String { (try? String(contentsOfFile: "\(logDirectory)/\(process.processIdentifier).log", encoding: .utf8)) ?? "" }
 
     /// Waits (polling) until the child printed a line containing `text`; false on timeout.
     func waitFor(_ text: String, timeout: TimeInterval = 20) async -> Bool {
