@@ -108,23 +108,36 @@ func describe(_ event: VaultEvent) -> String {
     }
 }
 
-/// One process's share of the contention test (see `churn` in the usage above).
+/// One process's share of the contention test (see `churn` in the usage above). A failure names
+/// the step it happened in.
 func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async throws {
-    for round in 1...rounds {
-        let vault = try Vault.open(at: path, keyProvider: keys)
-        let signIn = #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
-        let stored = try await vault.store(TokenResponse(json: Data(signIn.utf8)))
-        let rotation = #"{"access_token":"a2-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r2-\#(tag)-\#(round)"}"#
-        do {
-            let rotated = try await vault.rotate(TokenResponse(json: Data(rotation.utf8)), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
-            line("rotated \(tag) \(round) v\(rotated.tokenVersion)")
-        } catch VaultError.staleSession {
-            // Another process signed in or out in between: its state is newer, as it should be.
+    var step = "open"
+    do {
+        for round in 1...rounds {
+            step = "open"
+            let vault = try Vault.open(at: path, keyProvider: keys, logger: hostLogger)
+            step = "store"
+            let signIn = #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
+            let stored = try await vault.store(TokenResponse(json: Data(signIn.utf8)))
+            step = "rotate"
+            let rotation = #"{"access_token":"a2-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r2-\#(tag)-\#(round)"}"#
+            do {
+                let rotated = try await vault.rotate(TokenResponse(json: Data(rotation.utf8)), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
+                line("rotated \(tag) \(round) v\(rotated.tokenVersion)")
+            } catch VaultError.staleSession {
+                // Another process signed in or out in between: its state is newer, as it should be.
+            }
+            step = "resumePath"
+            _ = try await vault.resumePath()
+            step = "refreshToken"
+            _ = try await vault.refreshToken()
+            step = "signOut"
+            do { try await vault.signOut(ifCurrent: stored.id) } catch VaultError.staleSession {}
+            step = "close"
+            await vault.close()
         }
-        _ = try await vault.resumePath()
-        _ = try await vault.refreshToken()
-        do { try await vault.signOut(ifCurrent: stored.id) } catch VaultError.staleSession {}
-        await vault.close()
+    } catch {
+        fail("error in \(step): \(error)")
     }
     line("done")
 }
