@@ -51,6 +51,9 @@ extension CorruptionRecovery {
             let keys = try VaultKeys(root: fixture.keys.rootKey(recorded: .stored, create: false).bytes)
             let expected = keys.integrityTag(StateSeal.label, message)
             #expect(stored == expected, "the seal is the documented encoding's tag")
+            // The launch checks the seal on the session row it reads anyway: every sealed column
+            // must be among the ones it selects.
+            #expect(!SessionRow.sealedColumnIndices.contains(-1) && SessionRow.sealedColumnIndices.count == StateSeal.sessionColumns.count)
         }
     }
 }

@@ -46,13 +46,10 @@ enum StateSeal {
         try statement.bind([])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        var message: [UInt8] = []
-        message.reserveCapacity(1024)
+        var message = Message()
         let columns = [Int32(0), 1, 2, 3] + (0..<Int32(sessionColumns.count)).map { 5 + $0 }
-        for column in columns {
-            statement.withRawColumn(column) { append($0, to: &message) }
-        }
-        return (keys.integrityTag(label, message), statement.blob(4))
+        for column in columns { statement.withRawColumn(column) { message.append($0) } }
+        return (keys.integrityTag(label, message.bytes), statement.blob(4))
     }
 
     /// Writes the seal for the state as it is now inside the caller's transaction.
@@ -71,10 +68,19 @@ enum StateSeal {
     /// Nil when the stored seal matches the state; otherwise why it does not.
     static func mismatch(_ connection: Connection, keys: VaultKeys) throws(SQLiteError) -> CorruptionReason? {
         guard let tags = try tags(connection, keys: keys, schema: "main") else { return nil }
-        guard let stored = tags.stored else {
+        return mismatch(expected: tags.expected, stored: tags.stored)
+    }
+
+    /// The same check on a message the caller built from rows it read anyway (the launch).
+    static func mismatch(_ message: Message, stored: [UInt8]?, keys: VaultKeys) -> CorruptionReason? {
+        mismatch(expected: keys.integrityTag(label, message.bytes), stored: stored)
+    }
+
+    private static func mismatch(expected: [UInt8], stored: [UInt8]?) -> CorruptionReason? {
+        guard let stored else {
             return CorruptionReason(.rollback, "the vault's state carries no seal although its schema has one: a page from an older copy was put back")
         }
-        guard stored.count == tags.expected.count, Sodium.constantTimeEqual(stored, tags.expected) else {
+        guard stored.count == expected.count, Sodium.constantTimeEqual(stored, expected) else {
             return CorruptionReason(.rollback, "the current session does not match the state's seal: a page from an older copy of the file was put back")
         }
         return nil
@@ -86,33 +92,5 @@ enum StateSeal {
         try statement.bind([])
         defer { statement.reset() }
         return try statement.step() ? statement.blob(0) : nil
-    }
-
-    /// Type, length and bytes of each value, so that no two different rows encode alike: tag 0
-    /// null, 1 an integer as 8 little-endian bytes, 2 text (a REAL as its text), 3 a blob, each
-    /// followed by its length as 8 little-endian bytes. This encoding is the seal's format:
-    /// changing it would make every sealed vault read as a rollback.
-    private static func append(_ value: RawColumn, to message: inout [UInt8]) {
-        func put(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
-            message.append(tag)
-            appendLittleEndian(UInt64(bytes.count), to: &message)
-            message.append(contentsOf: bytes)
-        }
-        switch value {
-        case .null:
-            put(0, UnsafeRawBufferPointer(start: nil, count: 0))
-        case .integer(let number):
-            message.append(1)
-            appendLittleEndian(8, to: &message)
-            appendLittleEndian(UInt64(bitPattern: number), to: &message)
-        case .text(let bytes):
-            put(2, bytes)
-        case .blob(let bytes):
-            put(3, bytes)
-        }
-    }
-
-    private static func appendLittleEndian(_ value: UInt64, to message: inout [UInt8]) {
-        for shift in stride(from: UInt64(0), to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 }

@@ -11,8 +11,15 @@ struct SessionRow {
         id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, active_subject, token_type, scope, \
         refresh_token, access_token, refresh_fingerprint, access_fingerprint, access_expires_at, server_expires_at, \
         refresh_expires_at, issued_at, absolute_deadline, last_active_at, biometric_enabled, token_version, \
-        refresh_pending_since, biometric_domain_state
+        refresh_pending_since, biometric_domain_state, active_subject_proof, created_at
         """
+
+    /// Where each column `StateSeal` covers sits in a statement selecting `columns`, so that a
+    /// launch checks the seal on the row it already read instead of selecting it again.
+    static let sealedColumnIndices: [Int32] = {
+        let names = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return StateSeal.sessionColumns.map { column in names.firstIndex(of: column).map { Int32($0) } ?? -1 }
+    }()
 
     static let selectByID = "SELECT \(columns) FROM sessions WHERE id = ?"
 

@@ -41,7 +41,8 @@ struct VaultState {
     static func load(from connection: Connection, keys: VaultKeys) throws -> VaultState {
         let dataVersion = try connection.scalarInt("PRAGMA data_version") ?? 0
         let stateRow = try connection.cached("""
-            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id
+            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id,
+                state_mac
             FROM vault_state WHERE singleton = 1
             """)
         try stateRow.bind([])
@@ -58,6 +59,10 @@ struct VaultState {
             biometricPreference: stateRow.int64(5) != 0,
             vaultID: stateRow.blob(6),
             dataVersion: dataVersion)
+        // The seal's message, from the bytes these two statements read (see `StateSeal`).
+        var sealed = StateSeal.Message()
+        for column: Int32 in [1, 6, 5, 0] { stateRow.withRawColumn(column) { sealed.append($0) } }
+        let storedSeal = stateRow.blob(7)
         stateRow.reset()
         if let currentID {
             let sessionRow = try connection.cached(SessionRow.selectByID)
@@ -66,11 +71,14 @@ struct VaultState {
             guard try sessionRow.step() else {
                 throw CorruptionReason(.invariantViolation, "the current session \(currentID) does not exist")
             }
+            for column in SessionRow.sealedColumnIndices { sessionRow.withRawColumn(column) { sealed.append($0) } }
             let row = try SessionRow(sessionRow)
             state.tokens = try row.openTokens(with: keys)
             state.current = row
+        } else {
+            sealed.appendAbsentSession()
         }
-        if let mismatch = try StateSeal.mismatch(connection, keys: keys) { throw mismatch }
+        if let mismatch = StateSeal.mismatch(sealed, stored: storedSeal, keys: keys) { throw mismatch }
         return state
     }
 }
