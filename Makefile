@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability
+.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability fuzz fuzz-build fuzz-corpus
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -119,6 +119,31 @@ check-portability:
 
 # What CI runs besides the test legs.
 check: check-portability check-api docs check-readme
+
+# libFuzzer targets (Fuzz/, their own package: see Fuzz/Package.swift), each run for
+# FUZZ_SECONDS on a copy of its committed corpus (Fuzz/Corpus/<target>, never grown by a run)
+# with its dictionary (Fuzz/Dictionaries); fails when any target crashes, hangs (-timeout),
+# leaks or exceeds -rss_limit_mb. Every module is built with ASan and coverage; libFuzzer is
+# linked into the targets only. ASan's leak check is off while building: the build runs the
+# (instrumented) migration embedder, whose exit is not under test.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := token-response jwt-claims auth-error key-file header tombstone vault-open
+FUZZ_SCRATCH := $(CURDIR)/.build-fuzz
+FUZZ_SWIFT_FLAGS := -c release --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
+	-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+
+fuzz-build: deps
+	@# touch: SwiftPM may keep an old build plan of the path dependency (..) and miss source files added there.
+	touch Fuzz/Package.swift
+	ASAN_OPTIONS=detect_leaks=0 swift build $(FUZZ_SWIFT_FLAGS)
+
+fuzz: fuzz-build
+	./scripts/fuzz.sh $(FUZZ_SCRATCH)/release $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Rewrites the seed corpora from files the library makes (each target writes its own seeds).
+fuzz-corpus: fuzz-build
+	@for t in $(FUZZ_TARGETS); do rm -rf Fuzz/Corpus/$$t; \
+		SESSIONVAULT_FUZZ_WRITE_SEEDS=Fuzz/Corpus/$$t $(FUZZ_SCRATCH)/release/fuzz-$$t || exit 1; done
 
 clean:
 	rm -rf .build .demo .build-readme-client

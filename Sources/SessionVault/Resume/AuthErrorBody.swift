@@ -48,13 +48,25 @@ struct AuthErrorBody {
         return code
     }
 
+    /// The longest delay a server may ask for: a day.
+    static let longestRetryDelay: TimeInterval = 86_400
+
+    /// A delay the server asked for, made usable: nil when it is no number of seconds at all
+    /// (NaN, infinite), else clamped to zero up to `longestRetryDelay`. Why: it comes from
+    /// outside (the body's `retry_after`, the `Retry-After` header) and goes on to
+    /// `ResumeOutcome.offline`, where an app schedules its retry with it.
+    static func boundedDelay(_ seconds: TimeInterval?) -> TimeInterval? {
+        guard let seconds, seconds.isFinite else { return nil }
+        return min(max(seconds, 0), longestRetryDelay)
+    }
+
     /// The refresh endpoint's answer, classified.
     static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
         let parsed = AuthErrorBody(body)
         switch status {
         case 429:
             let header = retryAfterHeader.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
-            return .rateLimited(retryAfter: parsed.retryAfter ?? header ?? 60)
+            return .rateLimited(retryAfter: boundedDelay(parsed.retryAfter) ?? boundedDelay(header) ?? 60)
         case 400, 401, 403:
             if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" { return .sessionExpired }
             if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" { return .authRequired }

@@ -14,28 +14,15 @@ extension ResumeManager {
     /// returns its outcome: `.home` means "retry the call" (with `freshAccessToken()`); only a
     /// failed refresh answers `.login`.
     public func handleAPIFailure(status: Int, body: Data, wwwAuthenticate: String? = nil) async -> ResumeOutcome? {
-        guard status == 401 || status == 403 else { return nil }
-        let parsed = AuthErrorBody(body)
-        if status == 401, parsed.error?.lowercased() == "invalid_token" || Self.challengeSaysInvalidToken(wwwAuthenticate) {
-            return await refreshNow()
-        }
         let reason: MissingReason
-        if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" || (parsed.saysAuthRequired && !parsed.saysSessionExpired) {
-            reason = .authRequired
-        } else if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" || parsed.saysSessionExpired {
-            reason = .sessionExpired
-        } else {
-            return nil
+        switch APIFailureVerdict.classify(status: status, body: body, wwwAuthenticate: wwwAuthenticate) {
+        case .notAuthentication: return nil
+        case .refreshAccessToken: return await refreshNow()
+        case .endSession(let verdict): reason = verdict
         }
         guard let vault = currentVault() else {
             return .login(reason: reason, showExpiredMessage: Self.showsExpiredMessage(reason))
         }
         return await endSession(vault, reason: reason)
-    }
-
-    /// `Bearer realm="…", error="invalid_token", …` (RFC 6750 §3), parameters in any order.
-    static func challengeSaysInvalidToken(_ challenge: String?) -> Bool {
-        guard let challenge = challenge?.lowercased(), challenge.hasPrefix("bearer") else { return false }
-        return challenge.replacingOccurrences(of: " ", with: "").contains("error=\"invalid_token\"")
     }
 }

@@ -294,30 +294,44 @@ struct VaultOpener {
 
     /// Opens, keys and checks a connection: the cipher guard, then the first read of page 1.
     func connect(keys: VaultKeys, create: Bool) throws(VaultError) -> Connection {
-        let connection: Connection
+        // Held only as an optional, so that the failure path below can drop the last reference
+        // itself (see there).
+        var opened: Connection?
         do {
-            connection = try Connection(path: files.database, create: create)
+            opened = try Connection(path: files.database, create: create)
         } catch {
             throw Self.classify(error, files: files)
         }
-        // Before the first statement: keying and the first read of page 1 can meet another
-        // process's lock (a writer's checkpoint, a log recovery) and must wait, not fail.
-        connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        let failure: VaultError
         do {
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
-            guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
-            // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
-            _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
-            try connection.applyVaultPragmas(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            return connection
+            if let connection = opened {
+                // Before the first statement: keying and the first read of page 1 can meet another
+                // process's lock (a writer's checkpoint, a log recovery) and must wait, not fail.
+                connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
+                try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+                guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
+                // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
+                _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
+                try connection.applyVaultPragmas(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                return connection
+            }
+            failure = .closed
         } catch let error as VaultError {
-            throw error
+            failure = error
         } catch let error as SQLiteError {
-            throw CorruptionDiagnosis(files: files, keys: keys).classify(error)
+            failure = CorruptionDiagnosis(files: files, keys: keys).classify(error)
         } catch {
-            throw .invalidArgument("\(error)")
+            failure = .invalidArgument("\(error)")
         }
+        // A connection that failed here has opened the write-ahead log (SQLite does so before it
+        // reads page 1), and closing it normally, as the last connection, would checkpoint: the
+        // log of a damaged vault would be folded into its main file and deleted, destroying the
+        // evidence the next open and the CLI read (and a damaged page 1 could be overwritten by
+        // the log's copy, so the next open would call the vault healthy). Found by the vault-open
+        // fuzz target; FirstReadEvidenceTests.
+        CorruptionDiagnosis(files: files, keys: keys).closePreservingEvidence(&opened)
+        throw failure
     }
 
     /// Checks the recorded migrations against the shipped ones, then applies the pending ones.

@@ -1,0 +1,35 @@
+import Foundation
+
+/// What an app API call's failed response means for the session, decided from the response
+/// alone (see `ResumeManager.handleAPIFailure`). Kept apart from the manager so that the
+/// classification of outside bodies and challenges can be exercised on its own (the auth-error
+/// fuzz target), without a vault or a refresher.
+enum APIFailureVerdict: Equatable {
+    /// Not an authentication failure: the app handles it.
+    case notAuthentication
+    /// Only the access token is no good (RFC 6750 `invalid_token`): refresh once, then retry.
+    case refreshAccessToken
+    /// The session is over, for this reason.
+    case endSession(MissingReason)
+
+    static func classify(status: Int, body: Data, wwwAuthenticate: String?) -> APIFailureVerdict {
+        guard status == 401 || status == 403 else { return .notAuthentication }
+        let parsed = AuthErrorBody(body)
+        if status == 401, parsed.error?.lowercased() == "invalid_token" || challengeSaysInvalidToken(wwwAuthenticate) {
+            return .refreshAccessToken
+        }
+        if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" || (parsed.saysAuthRequired && !parsed.saysSessionExpired) {
+            return .endSession(.authRequired)
+        }
+        if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" || parsed.saysSessionExpired {
+            return .endSession(.sessionExpired)
+        }
+        return .notAuthentication
+    }
+
+    /// `Bearer realm="…", error="invalid_token", …` (RFC 6750 §3), parameters in any order.
+    static func challengeSaysInvalidToken(_ challenge: String?) -> Bool {
+        guard let challenge = challenge?.lowercased(), challenge.hasPrefix("bearer") else { return false }
+        return challenge.replacingOccurrences(of: " ", with: "").contains("error=\"invalid_token\"")
+    }
+}
