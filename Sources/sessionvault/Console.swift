@@ -22,7 +22,7 @@ struct Console: Sendable {
     func line(_ text: String = "") { Self.write(text + "\n", to: STDOUT_FILENO) }
 
     /// `text` in `style` when colour is on.
-    func paint(_ text: String, _ style: TextStyle?) -> String {
+    func paint(_ text: String, _ style: Style?) -> String {
         guard usesColour, let style, !text.isEmpty else { return text }
         return style.apply(to: text)
     }
@@ -62,6 +62,25 @@ struct Console: Sendable {
             offset += n
         }
         return true
+    }
+}
+
+extension Console {
+    /// An ANSI SGR style for terminal output, applied only when colour is on.
+    enum Style: String {
+        case bold = "1"
+        case dim = "2"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case blue = "34"
+        case magenta = "35"
+        case cyan = "36"
+        case boldRed = "1;31"
+        case boldGreen = "1;32"
+
+        /// `text` wrapped in this style's escape sequence and a reset.
+        func apply(to text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
     }
 }
 
