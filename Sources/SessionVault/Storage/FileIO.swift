@@ -7,7 +7,7 @@ import Darwin
 
 /// The few file operations the vault needs, each a thin wrapper of one or two system calls with
 /// their result turned into a `FileIOError` in one place (`valueOrErrno`).
-enum FileIO {
+package enum FileIO {
     /// Returns `value` unless it is -1, in which case throws with the current errno.
     @discardableResult
     static func valueOrErrno<T: FixedWidthInteger>(_ value: T, _ operation: String, _ path: String) throws(FileIOError) -> T {
@@ -109,12 +109,15 @@ enum FileIO {
         if let failure { throw failure }
     }
 
-    /// The directory holding `path` ("." for a bare file name). Plain string work: Foundation's
-    /// NSString path helpers crash on a bare name on Linux.
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
+    /// The directory holding `path`, as dirname(1) gives it: `a/b` → `a`, `a/b/` → `a`, `/a` →
+    /// `/`, `b` → `.`. Plain string work: Foundation's NSString path helpers crash on a bare name
+    /// on Linux. Package-wide: the CLI checks a new file's directory with it.
+    package static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let parent = trimmed[..<slash]
+        return parent.isEmpty ? "/" : String(parent)
     }
 
     /// Deletes the temporary files `writeAtomically` leaves beside `path` when a crash interrupts
