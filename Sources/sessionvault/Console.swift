@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,15 +54,12 @@ struct Console: Sendable {
     /// write(2) of raw bytes, straight from the caller's memory (for the one secret the CLI
     /// prints, from locked memory). False when not every byte could be written.
     static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        guard let base = bytes.baseAddress else { return bytes.isEmpty }
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc_write(descriptor, base + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
+        do {
+            try FileIO.writeAll(descriptor, bytes, path: "descriptor \(descriptor)")
+            return true
+        } catch {
+            return false
         }
-        return true
     }
 }
 
@@ -82,8 +80,4 @@ extension Console {
         /// `text` wrapped in this style's escape sequence and a reset.
         func apply(to text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
     }
-}
-
-@inline(__always) private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
 }

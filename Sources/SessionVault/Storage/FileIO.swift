@@ -77,11 +77,7 @@ package enum FileIO {
         let temporary = "\(path).tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let fd = try valueOrErrno(open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode), "open", temporary)
         do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = try valueOrErrno(Glibc_write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset), "write", temporary)
-                offset += n
-            }
+            try writeAll(fd, bytes, path: temporary)
             // The mode given to open is filtered by the umask; make it exact.
             try valueOrErrno(fchmod(fd, mode), "fchmod", temporary)
             try valueOrErrno(fsync(fd), "fsync", temporary)
@@ -98,6 +94,21 @@ package enum FileIO {
             throw error
         }
         try fsyncDirectory(directory)
+    }
+
+    /// write(2) until every byte of `bytes` is out, straight from the caller's memory (which may
+    /// be locked memory holding a key), retrying a call a signal interrupted. `path` names the
+    /// descriptor's file in the error. Package-wide: the CLI writes its output with it.
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileIOError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc_write(descriptor, base + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            // Nothing written for a non-empty request is no progress: fail rather than loop forever.
+            guard n > 0 else { throw FileIOError(operation: "write", path: path, errno: n < 0 ? errno : EIO) }
+            offset += n
+        }
     }
 
     /// `writeAtomically` for bytes held in an array (nothing secret).
