@@ -1,20 +1,12 @@
 /// Path arithmetic on plain strings. Foundation's `NSString.deletingLastPathComponent` and
 /// `lastPathComponent` trap on a bare file name (`vault.key`) in swift-corelibs-foundation 6.3
 /// on Linux, and the library calls the former on key and header paths; so the CLI never uses
-/// them, and hands the library paths that always contain a slash.
+/// them, and hands the library paths that always contain a slash. A path's directory comes from
+/// the library's `FileIO.parentDirectory`, the one copy of that rule.
 enum PathText {
     /// `vault.key` → `./vault.key`; an empty path or one with a slash is returned unchanged.
     static func withDirectory(_ path: String) -> String {
         path.isEmpty || path.contains("/") ? path : "./" + path
-    }
-
-    /// The directory part: `a/b` → `a`, `/a` → `/`, `b` → `.`.
-    static func parent(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        let parent = trimmed[..<slash]
-        return parent.isEmpty ? "/" : String(parent)
     }
 
     /// The file name part: `a/b.db` → `b.db`.

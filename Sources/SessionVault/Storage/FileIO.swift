@@ -7,7 +7,7 @@ import Darwin
 
 /// The few file operations the vault needs, each a thin wrapper of one or two system calls with
 /// their result turned into a `FileIOError` in one place (`valueOrErrno`).
-enum FileIO {
+package enum FileIO {
     /// Returns `value` unless it is -1, in which case throws with the current errno.
     @discardableResult
     static func valueOrErrno<T: FixedWidthInteger>(_ value: T, _ operation: String, _ path: String) throws(FileIOError) -> T {
@@ -77,11 +77,7 @@ enum FileIO {
         let temporary = "\(path).tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let fd = try valueOrErrno(open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode), "open", temporary)
         do {
-            var offset = 0
-            while offset < bytes.count {
-                let n = try valueOrErrno(Glibc_write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset), "write", temporary)
-                offset += n
-            }
+            try writeAll(fd, bytes, path: temporary)
             // The mode given to open is filtered by the umask; make it exact.
             try valueOrErrno(fchmod(fd, mode), "fchmod", temporary)
             try valueOrErrno(fsync(fd), "fsync", temporary)
@@ -100,6 +96,21 @@ enum FileIO {
         try fsyncDirectory(directory)
     }
 
+    /// write(2) until every byte of `bytes` is out, straight from the caller's memory (which may
+    /// be locked memory holding a key), retrying a call a signal interrupted. `path` names the
+    /// descriptor's file in the error. Package-wide: the CLI writes its output with it.
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileIOError) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc_write(descriptor, base + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            // Nothing written for a non-empty request is no progress: fail rather than loop forever.
+            guard n > 0 else { throw FileIOError(operation: "write", path: path, errno: n < 0 ? errno : EIO) }
+            offset += n
+        }
+    }
+
     /// `writeAtomically` for bytes held in an array (nothing secret).
     static func writeAtomically(_ path: String, contents: [UInt8], mode: mode_t, overwrite: Bool) throws(FileIOError) {
         var failure: FileIOError?
@@ -109,12 +120,15 @@ enum FileIO {
         if let failure { throw failure }
     }
 
-    /// The directory holding `path` ("." for a bare file name). Plain string work: Foundation's
-    /// NSString path helpers crash on a bare name on Linux.
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let parent = String(path[..<slash])
-        return parent.isEmpty ? "/" : parent
+    /// The directory holding `path`, as dirname(1) gives it: `a/b` → `a`, `a/b/` → `a`, `/a` →
+    /// `/`, `b` → `.`. Plain string work: Foundation's NSString path helpers crash on a bare name
+    /// on Linux. Package-wide: the CLI checks a new file's directory with it.
+    package static func parentDirectory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        let parent = trimmed[..<slash]
+        return parent.isEmpty ? "/" : String(parent)
     }
 
     /// Deletes the temporary files `writeAtomically` leaves beside `path` when a crash interrupts

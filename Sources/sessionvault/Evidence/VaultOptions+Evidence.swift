@@ -20,14 +20,6 @@ extension VaultOptions {
     /// Opens the copy, runs `body` with the vault, and closes it whether `body` throws or not
     /// (closing is what applies the log to the copy, so the record can say what it held).
     func withOpenCopy<T>(_ copy: EvidenceCopy, keys: any KeyProvider, now: Date, _ body: (Vault) async throws -> T) async throws -> T {
-        let vault = try open(copy, keys, now: now)
-        do {
-            let result = try await body(vault)
-            await vault.close()
-            return result
-        } catch {
-            await vault.close()
-            throw error
-        }
+        try await Self.closing(try open(copy, keys, now: now), body)
     }
 }

@@ -29,7 +29,7 @@ struct KeygenCommand: AsyncParsableCommand {
                                  ? "--key-file \(keyFile) is a directory"
                                  : "\(keyFile) already exists; keygen never overwrites a key file")
             }
-            let directory = PathText.parent(of: keyFile)
+            let directory = FileIO.parentDirectory(of: keyFile)
             if !FileManager.default.fileExists(atPath: directory) {
                 throw CLIFailure("the directory \(directory) for --key-file does not exist")
             }

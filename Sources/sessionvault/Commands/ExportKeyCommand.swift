@@ -26,7 +26,7 @@ struct ExportKeyCommand: AsyncParsableCommand {
     @OptionGroup var options: VaultOptions
 
     @Option(help: ArgumentHelp("The output form; only sqlcipher exists.", valueName: "format"))
-    var format: ExportKeyFormat = .sqlcipher
+    var format: Format = .sqlcipher
 
     @OptionGroup var evidence: EvidenceOptions
 
@@ -56,7 +56,7 @@ struct ExportKeyCommand: AsyncParsableCommand {
                 """)
             // The key goes from locked memory to the descriptor with write(2); no String holds it.
             // Its hex digits and the recipe's text need no JSON escaping beyond the quotes.
-            let settings = ExportKeyRecipe.settings
+            let settings = Recipe.settings
             let written: Bool
             if options.json {
                 let evidenceMember: String = record.map { ",\"evidence\":" + $0.json.rendered() } ?? ""
@@ -69,7 +69,7 @@ struct ExportKeyCommand: AsyncParsableCommand {
                 let commentLines: [String] = record.map { $0.lines(Console(usesColour: false)) } ?? []
                 let comments: String = commentLines.isEmpty ? "" : "--\n" + commentLines.map { "-- " + $0 + "\n" }.joined()
                 let after: String = "\n" + settings.joined(separator: "\n") + "\n" + comments
-                written = Self.write(ExportKeyRecipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(ExportKeyRecipe.keySuffix)
+                written = Self.write(Recipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(Recipe.keySuffix)
                     && Self.write(after)
             }
             guard written else { throw CLIFailure("the key could not be written to standard output") }
@@ -86,4 +86,36 @@ struct ExportKeyCommand: AsyncParsableCommand {
     }
 
     private static func write(_ bytes: UnsafeRawBufferPointer) -> Bool { Console.write(bytes, to: STDOUT_FILENO) }
+}
+
+extension ExportKeyCommand {
+    /// The form `export-key` writes the database key in.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        /// `PRAGMA key = "x'<64 hex>'";`, for the stock `sqlcipher` shell.
+        case sqlcipher
+    }
+
+    /// The statements that open a vault in a stock `sqlcipher` shell, in the order they must
+    /// run.
+    ///
+    /// The key comes first (SQLCipher 4.7 refuses any statement before it), then every pinned
+    /// cipher setting, before the first read. Each shell needs a different part and ignores the
+    /// rest: Debian's 3.4.1 defaults to 1024-byte pages, so it needs the page size (and does not
+    /// know the algorithm pragmas, which SQLite then ignores as unknown); a 4.x shell defaults to
+    /// 4096-byte pages with HMAC-SHA512 and needs the SHA1 algorithms. The raw key form skips the
+    /// KDF, but the KDF settings are pinned too so the recipe states the vault's settings
+    /// completely.
+    enum Recipe {
+        /// Before the key in its raw form `x'<64 hex>'`.
+        static let keyPrefix: StaticString = "PRAGMA key = \""
+        /// After it.
+        static let keySuffix: StaticString = "\";"
+        /// The settings after the key, one statement each.
+        static let settings = [
+            "PRAGMA cipher_page_size = 4096;",
+            "PRAGMA kdf_iter = 64000;",
+            "PRAGMA cipher_hmac_algorithm = HMAC_SHA1;",
+            "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;",
+        ]
+    }
 }

@@ -6,7 +6,7 @@ import SessionVault
 struct DemoTour {
     let directory: String
     let report: DemoReport
-    let clock: DemoClock
+    let clock: Clock
     let start: Date
 
     var keyPath: String { PathText.join(directory, "vault.key") }
@@ -18,7 +18,7 @@ struct DemoTour {
         self.report = report
         // Whole seconds, as the sample response's expires_at is: the stored expiries line up.
         start = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        clock = DemoClock(start: start)
+        clock = Clock(start: start)
     }
 
     func run() async throws {
@@ -171,5 +171,32 @@ struct DemoTour {
     private static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension DemoTour {
+    /// The demo's clock: it starts at the real time and the tour moves it forward by hand, as a
+    /// device would see days pass between launches.
+    final class Clock: @unchecked Sendable {
+        // Sendable: `lock` guards `current`.
+        private let lock = NSLock()
+        private var current: Date
+
+        init(start: Date) { current = start }
+
+        var now: Date {
+            lock.lock()
+            defer { lock.unlock() }
+            return current
+        }
+
+        func set(_ date: Date) {
+            lock.lock()
+            current = date
+            lock.unlock()
+        }
+
+        /// The closure `Vault.open` takes.
+        var function: @Sendable () -> Date { { [self] in now } }
     }
 }

@@ -78,4 +78,25 @@ struct VaultOptions: ParsableArguments {
     func open(_ keys: any KeyProvider, now: Date) throws(VaultError) -> Vault {
         try Vault.open(at: path, keyProvider: keys, clock: { now }, create: false)
     }
+
+    /// Opens the existing vault, runs `body` with it, and closes it whether `body` throws or not
+    /// (see `closing`).
+    func withExistingVault<T>(now: Date, keys: (any KeyProvider)? = nil, _ body: (Vault) async throws -> T) async throws -> T {
+        try location().requireVault()
+        return try await Self.closing(try open(try keys ?? keyProvider(), now: now), body)
+    }
+
+    /// Runs `body` with `vault`, then closes it whether `body` throws or not: a command never
+    /// leaves a vault's connection (and its WAL) open behind an error, and on a private copy
+    /// closing is what applies the log to it.
+    static func closing<T>(_ vault: Vault, _ body: (Vault) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(vault)
+            await vault.close()
+            return result
+        } catch {
+            await vault.close()
+            throw error
+        }
+    }
 }

@@ -67,7 +67,7 @@ struct VaultLocation {
 
     /// For a new vault: the directory must exist.
     func requireCreatable() throws(CLIFailure) {
-        let directory = PathText.parent(of: path)
+        let directory = FileIO.parentDirectory(of: path)
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) || !isDirectory.boolValue {
             throw CLIFailure("the directory \(directory) for --vault does not exist")

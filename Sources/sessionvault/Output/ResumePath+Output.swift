@@ -2,7 +2,7 @@ import SessionVault
 
 extension ResumePath {
     /// The colour of the path's name on a terminal.
-    var style: TextStyle {
+    var style: Console.Style {
         switch self {
         case .valid: return .boldGreen
         case .expired: return .yellow

@@ -10,7 +10,7 @@ struct BiometricCommand: AsyncParsableCommand {
         discussion: ExitStatus.table)
 
     @Argument(help: ArgumentHelp("enable or disable."))
-    var setting: BiometricSetting
+    var setting: Setting
 
     @OptionGroup var options: VaultOptions
 
@@ -43,5 +43,15 @@ struct BiometricCommand: AsyncParsableCommand {
             }
             return 0
         }
+    }
+}
+
+extension BiometricCommand {
+    /// `enable` or `disable`, the command's argument.
+    enum Setting: String, ExpressibleByArgument, CaseIterable {
+        case enable
+        case disable
+
+        var isEnabled: Bool { self == .enable }
     }
 }

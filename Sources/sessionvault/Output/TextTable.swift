@@ -4,10 +4,10 @@ struct TextTable {
     /// One cell: its text and an optional style.
     struct Cell: ExpressibleByStringLiteral {
         let text: String
-        let style: TextStyle?
+        let style: Console.Style?
 
         /// `text` is shown with its control characters escaped (see `TerminalText`).
-        init(_ text: String, _ style: TextStyle? = nil) {
+        init(_ text: String, _ style: Console.Style? = nil) {
             self.text = TerminalText.escaped(text)
             self.style = style
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,7 +23,7 @@ struct Console: Sendable {
     func line(_ text: String = "") { Self.write(text + "\n", to: STDOUT_FILENO) }
 
     /// `text` in `style` when colour is on.
-    func paint(_ text: String, _ style: TextStyle?) -> String {
+    func paint(_ text: String, _ style: Style?) -> String {
         guard usesColour, let style, !text.isEmpty else { return text }
         return style.apply(to: text)
     }
@@ -53,18 +54,30 @@ struct Console: Sendable {
     /// write(2) of raw bytes, straight from the caller's memory (for the one secret the CLI
     /// prints, from locked memory). False when not every byte could be written.
     static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        guard let base = bytes.baseAddress else { return bytes.isEmpty }
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc_write(descriptor, base + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
+        do {
+            try FileIO.writeAll(descriptor, bytes, path: "descriptor \(descriptor)")
+            return true
+        } catch {
+            return false
         }
-        return true
     }
 }
 
-@inline(__always) private func Glibc_write(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
+extension Console {
+    /// An ANSI SGR style for terminal output, applied only when colour is on.
+    enum Style: String {
+        case bold = "1"
+        case dim = "2"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case blue = "34"
+        case magenta = "35"
+        case cyan = "36"
+        case boldRed = "1;31"
+        case boldGreen = "1;32"
+
+        /// `text` wrapped in this style's escape sequence and a reset.
+        func apply(to text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
+    }
 }

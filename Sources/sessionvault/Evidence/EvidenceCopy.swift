@@ -104,7 +104,13 @@ final class EvidenceCopy {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CLIFailure("the private copy \(path) cannot be made: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        let written = bytes.withUnsafeBytes { Console.write($0, to: descriptor) }
-        guard written else { throw CLIFailure("the private copy \(path) cannot be written: \(String(cString: strerror(errno)))") }
+        // Array's withUnsafeBytes rethrows untyped: carry the typed error out by hand.
+        var failure: FileIOError?
+        bytes.withUnsafeBytes { buffer in
+            do throws(FileIOError) { try FileIO.writeAll(descriptor, buffer, path: path) } catch { failure = error }
+        }
+        if let failure {
+            throw CLIFailure("the private copy \(path) cannot be written: \(String(cString: strerror(failure.errno)))")
+        }
     }
 }
