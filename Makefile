@@ -122,8 +122,9 @@ check: check-portability check-api docs check-readme
 
 # AddressSanitizer (with LeakSanitizer) over the whole suite, in its own scratch path: the tests,
 # and the CLI and test hosts they start, all built with it. Fails on any report from any of those
-# processes (scripts/sanitizer-run.sh: options commented there; leaks of Foundation, libcurl,
-# XCTest and the Swift runtime suppressed in Tests/Sanitizers/lsan.supp, with the evidence).
+# processes (scripts/sanitizer-run.sh: options commented there). Leaks outside this code
+# (Foundation, libcurl, XCTest, ArgumentParser, the Swift runtime) are suppressed in
+# Tests/Sanitizers/lsan.supp, each with its evidence.
 check-asan: deps test-servers
 	swift build --build-tests --sanitize=address --scratch-path .build-asan
 	./scripts/sanitizer-run.sh address .build-asan
