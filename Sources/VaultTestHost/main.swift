@@ -179,146 +179,154 @@ let hostLogger = FileLogHandler.processLogger()
 guard arguments.count >= 4 else { fail("usage: VaultTestHost resume|rotate|signout|watch <db> <keyfile> …") }
 let keys = KeyFileProvider(path: arguments[3])
 
-do {
-    switch arguments[1] {
-    case "resume":
-        guard arguments.count == 5 || arguments.count == 6, let url = URL(string: arguments[4]) else { fail("resume needs a base URL") }
-        let waitLimit = arguments.count == 6 ? TimeInterval(arguments[5]) : nil
-        // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
-        // is out, and the answer must still be read once it runs again.
-        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
-                                    logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
-        line(describe(await manager.resume()))
-    case "oauth-resume":
-        guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {
-            fail("oauth-resume needs a token endpoint, a client id and a clock offset")
-        }
-        // The offset puts this process past the stored access token's expiry without waiting
-        // for it; no minimum TTL, so the token another process just refreshed counts as valid.
-        var policy = ResumePolicy.standard
-        policy.minimumAccessTTL = 0
-        policy.idleTimeout = nil
-        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
-                                    policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
-        line(describe(await manager.resume()))
-    case "rotate":
-        guard arguments.count == 5 else { fail("rotate needs a refresh token") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])"}"#
-        let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
-        line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
-    case "store":
-        guard arguments.count == 5 else { fail("store needs a refresh token") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
-        let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
-        let session = try await vault.store(TokenResponse(json: Data(json.utf8)))
-        line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
-    case "open":
-        do {
+// The command runs in a function, not in top-level code: in top-level async code this
+// toolchain (Swift 6.3.1) left a temporary string unreleased at exit, which
+// LeakSanitizer reports (make check-asan); inside a function it is released. The
+// arguments come in as parameters (the top-level globals belong to the main actor).
+func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
+    do {
+        switch arguments[1] {
+        case "resume":
+            guard arguments.count == 5 || arguments.count == 6, let url = URL(string: arguments[4]) else { fail("resume needs a base URL") }
+            let waitLimit = arguments.count == 6 ? TimeInterval(arguments[5]) : nil
+            // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
+            // is out, and the answer must still be read once it runs again.
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                                        logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
+            line(describe(await manager.resume()))
+        case "oauth-resume":
+            guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {
+                fail("oauth-resume needs a token endpoint, a client id and a clock offset")
+            }
+            // The offset puts this process past the stored access token's expiry without waiting
+            // for it; no minimum TTL, so the token another process just refreshed counts as valid.
+            var policy = ResumePolicy.standard
+            policy.minimumAccessTTL = 0
+            policy.idleTimeout = nil
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
+                                        policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
+            line(describe(await manager.resume()))
+        case "rotate":
+            guard arguments.count == 5 else { fail("rotate needs a refresh token") }
             let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])"}"#
+            let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
+            line("rotated \(session.refreshTokenFingerprint?.hex ?? "-")")
+        case "store":
+            guard arguments.count == 5 else { fail("store needs a refresh token") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
+            let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
+            let session = try await vault.store(TokenResponse(json: Data(json.utf8)))
+            line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
+        case "open":
+            do {
+                let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+                await vault.close()
+                line("opened")
+            } catch {
+                line("error: \(error)")
+            }
+        case "open-create":
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
+            switch try await vault.snapshot() {
+            case .empty(let reason): line("empty \(reason.code)")
+            case .session(let session, _, _): line("session \(session.refreshTokenFingerprint?.hex ?? "-")")
+            default: line("other")
+            }
             await vault.close()
-            line("opened")
-        } catch {
-            line("error: \(error)")
-        }
-    case "open-create":
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
-        switch try await vault.snapshot() {
-        case .empty(let reason): line("empty \(reason.code)")
-        case .session(let session, _, _): line("session \(session.refreshTokenFingerprint?.hex ?? "-")")
-        default: line("other")
-        }
-        await vault.close()
-    case "signout":
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        try await vault.signOut()
-        line("signedOut")
-    case "rotate-loop":
-        guard arguments.count == 5, let count = Int(arguments[4]), count > 0 else { fail("rotate-loop needs a count") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        for round in 1...count {
-            var refusals = 0
-            while true {
-                let json = #"{"access_token":"access-loop-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"loop-\#(round)"}"#
-                do {
-                    let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
-                    line("rotated \(round) v\(session.tokenVersion)")
-                    break
-                } catch {
-                    // Between another process's rekey and the key reaching this process's key
-                    // storage, the vault answers wrongKey: an app retries later.
-                    refusals += 1
-                    if refusals > 2_000 { fail("still refused: \(error)") }
-                    try await Task.sleep(nanoseconds: 5_000_000)
+        case "signout":
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            try await vault.signOut()
+            line("signedOut")
+        case "rotate-loop":
+            guard arguments.count == 5, let count = Int(arguments[4]), count > 0 else { fail("rotate-loop needs a count") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            for round in 1...count {
+                var refusals = 0
+                while true {
+                    let json = #"{"access_token":"access-loop-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"loop-\#(round)"}"#
+                    do {
+                        let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
+                        line("rotated \(round) v\(session.tokenVersion)")
+                        break
+                    } catch {
+                        // Between another process's rekey and the key reaching this process's key
+                        // storage, the vault answers wrongKey: an app retries later.
+                        refusals += 1
+                        if refusals > 2_000 { fail("still refused: \(error)") }
+                        try await Task.sleep(nanoseconds: 5_000_000)
+                    }
                 }
             }
+        case "churn":
+            guard arguments.count == 6, let rounds = Int(arguments[4]), rounds > 0 else { fail("churn needs rounds and a tag") }
+            try await churn(path: arguments[2], keys: keys, rounds: rounds, tag: arguments[5])
+        case "wipe":
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            try await vault.wipe()
+            line("wiped")
+        case "rekey":
+            guard arguments.count == 5 else { fail("rekey needs a new key file") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            try await vault.rekey(to: KeyFileProvider(path: arguments[4]))
+            line("rekeyed")
+            try await vault.signOut()
+            line("signedOut")
+        case "watch":
+            guard arguments.count == 5 else { fail("watch needs a stop file") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            let events = await vault.events()
+            line("watching")
+            let reader = Task {
+                for await event in events { line(describe(event)) }
+            }
+            // Until the test says stop: a fixed watch time would race a busy test machine.
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: arguments[4]) && Date() < deadline {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            reader.cancel()
+        case "create-and-store":
+            guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("create-and-store needs a start file and a refresh token") }
+            line("ready")
+            try await waitForFile(arguments[4])
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
+            let outcome = await manager.resume()
+            line("resumed \(describe(outcome))")
+            guard let vault = try? await manager.vault else { fail("no vault after \(describe(outcome))") }
+            let session = try await vault.store(signIn(arguments[5]))
+            line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
+        case "store-signout-hold":
+            guard arguments.count == 6 else { fail("store-signout-hold needs a refresh token and a stop file") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys)
+            try await vault.store(signIn(arguments[4]))
+            try await vault.signOut()
+            line("signedOut")
+            try await waitForFile(arguments[5])
+            await vault.close()
+        case "fresh-tokens":
+            guard arguments.count == 6, let url = URL(string: arguments[4]), let count = Int(arguments[5]), count > 0 else {
+                fail("fresh-tokens needs a base URL and a count")
+            }
+            await freshTokens(path: arguments[2], keys: keys, baseURL: url, count: count)
+        case "hot-wal":
+            guard arguments.count == 6 else { fail("hot-wal needs a refresh token and a new one") }
+            let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { try await $0.store(signIn(arguments[4])) }
+            let json = #"{"access_token":"access-\#(arguments[5])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[5])"}"#
+            let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
+            line("ready \(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
+            await holdUntilKilled()
+        case "hot-wal-preference":
+            let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { _ in }
+            try await vault.setBiometricUnlock(true)
+            line("ready")
+            await holdUntilKilled()
+        default:
+            fail("unknown command \(arguments[1])")
         }
-    case "churn":
-        guard arguments.count == 6, let rounds = Int(arguments[4]), rounds > 0 else { fail("churn needs rounds and a tag") }
-        try await churn(path: arguments[2], keys: keys, rounds: rounds, tag: arguments[5])
-    case "wipe":
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        try await vault.wipe()
-        line("wiped")
-    case "rekey":
-        guard arguments.count == 5 else { fail("rekey needs a new key file") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        try await vault.rekey(to: KeyFileProvider(path: arguments[4]))
-        line("rekeyed")
-        try await vault.signOut()
-        line("signedOut")
-    case "watch":
-        guard arguments.count == 5 else { fail("watch needs a stop file") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
-        let events = await vault.events()
-        line("watching")
-        let reader = Task {
-            for await event in events { line(describe(event)) }
-        }
-        // Until the test says stop: a fixed watch time would race a busy test machine.
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: arguments[4]) && Date() < deadline {
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        reader.cancel()
-    case "create-and-store":
-        guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("create-and-store needs a start file and a refresh token") }
-        line("ready")
-        try await waitForFile(arguments[4])
-        let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))
-        let outcome = await manager.resume()
-        line("resumed \(describe(outcome))")
-        guard let vault = try? await manager.vault else { fail("no vault after \(describe(outcome))") }
-        let session = try await vault.store(signIn(arguments[5]))
-        line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
-    case "store-signout-hold":
-        guard arguments.count == 6 else { fail("store-signout-hold needs a refresh token and a stop file") }
-        let vault = try Vault.open(at: arguments[2], keyProvider: keys)
-        try await vault.store(signIn(arguments[4]))
-        try await vault.signOut()
-        line("signedOut")
-        try await waitForFile(arguments[5])
-        await vault.close()
-    case "fresh-tokens":
-        guard arguments.count == 6, let url = URL(string: arguments[4]), let count = Int(arguments[5]), count > 0 else {
-            fail("fresh-tokens needs a base URL and a count")
-        }
-        await freshTokens(path: arguments[2], keys: keys, baseURL: url, count: count)
-    case "hot-wal":
-        guard arguments.count == 6 else { fail("hot-wal needs a refresh token and a new one") }
-        let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { try await $0.store(signIn(arguments[4])) }
-        let json = #"{"access_token":"access-\#(arguments[5])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[5])"}"#
-        let session = try await vault.rotate(TokenResponse(json: Data(json.utf8)))
-        line("ready \(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
-        await holdUntilKilled()
-    case "hot-wal-preference":
-        let vault = try await reopenedAfterCheckpoint(arguments[2], keys: keys) { _ in }
-        try await vault.setBiometricUnlock(true)
-        line("ready")
-        await holdUntilKilled()
-    default:
-        fail("unknown command \(arguments[1])")
+    } catch {
+        fail("error: \(error)")
     }
-} catch {
-    fail("error: \(error)")
 }
+
+await runCommand(arguments, keys: keys)

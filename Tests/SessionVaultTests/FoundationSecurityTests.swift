@@ -208,8 +208,33 @@ struct FoundationSecurityTests {
             #expect(secret.withUnsafeBytes { $0.allSatisfy { $0 == 0xA5 } })
         }
         let slot = try #require(address)
+        // Reading a released slot is what this test is for: under AddressSanitizer the arena
+        // has poisoned it, so it is unpoisoned for the read and poisoned again after.
+        ArenaPoisoning.unpoison(slot, count: 3000)
+        defer { ArenaPoisoning.poison(slot, count: 3000) }
         #expect(UnsafeRawBufferPointer(start: slot, count: 3000).allSatisfy { $0 == 0 }, "the slot was not zeroed on release")
     }
+
+    @Test func underAddressSanitizerAFreeSlotAndTheBytesPastASecretArePoisoned() throws {
+        // The arena's slots are invisible to AddressSanitizer unless it poisons them itself
+        // (ArenaPoisoning): a read past a secret's end or after its release must be reported.
+        // Without the sanitizer (make test) there is nothing to see; make check-asan runs it.
+        guard ArenaPoisoning.isActive, let isPoisoned = Self.addressIsPoisoned else { return }
+        // An arena of its own: no other test can take its slots between the checks.
+        let arena = LockedArena()
+        let (pointer, slotSize) = try #require(arena.allocate(2500))
+        #expect(slotSize == 4096)
+        #expect(isPoisoned(pointer) == 0 && isPoisoned(pointer + 2499) == 0, "the secret's own bytes are usable")
+        #expect(isPoisoned(pointer + 2500) == 1 && isPoisoned(pointer + 4095) == 1, "the slot past the secret is poisoned")
+        arena.release(pointer, slotSize: slotSize)
+        #expect(isPoisoned(pointer) == 1 && isPoisoned(pointer + 2499) == 1, "the released slot is poisoned")
+    }
+
+    /// The sanitizer runtime's `__asan_address_is_poisoned`, or nil without it.
+    private static let addressIsPoisoned: (@convention(c) (UnsafeRawPointer?) -> Int32)? = {
+        guard let symbol = dlsym(nil, "__asan_address_is_poisoned") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeRawPointer?) -> Int32).self)
+    }()
 
     @Test func descriptionsNeverContainATokenOrKey() async throws {
         let fixture = TestVault()

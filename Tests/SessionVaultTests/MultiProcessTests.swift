@@ -30,7 +30,7 @@ struct MultiProcessTests {
         try await vault.signOut()
         #expect(await watcher.waitFor("signedOut"))
         FileManager.default.createFile(atPath: stopFile, contents: nil)
-        #expect(await watcher.finish() == 0)
+        #expect(await watcher.finish() == 0, "\(watcher.output)")
         #expect(!watcher.output.contains("from-process-a"), "the other process never prints a token")
     }
 
@@ -39,7 +39,7 @@ struct MultiProcessTests {
         let vault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let events = await vault.events()
         let writer = try TestHostProcess(["rotate", path, keyPath, "from-process-b"], scratch: directory)
-        #expect(await writer.finish() == 0)
+        #expect(await writer.finish() == 0, "\(writer.output)")
         let printed = try #require(writer.lines.first { $0.hasPrefix("rotated ") }?.dropFirst("rotated ".count))
         var seen: VaultEvent?
         for await event in events {
@@ -59,8 +59,8 @@ struct MultiProcessTests {
         server.defaultResponse = .json(status: 400, #"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Already Used"}"#)
         let first = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
         let second = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
-        #expect(await first.finish() == 0)
-        #expect(await second.finish() == 0)
+        #expect(await first.finish() == 0, "\(first.output)")
+        #expect(await second.finish() == 0, "\(second.output)")
         #expect(server.requestCount == 1, "exactly one network call across both processes")
         let outcomes = first.lines + second.lines
         #expect(outcomes.count == 2)
@@ -72,7 +72,7 @@ struct MultiProcessTests {
         let server = try ScriptedHTTPServer()
         let stored = try await storeSession()
         let restarted = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
-        #expect(await restarted.finish() == 0)
+        #expect(await restarted.finish() == 0, "\(restarted.output)")
         #expect(restarted.lines == ["home \(stored.refreshTokenFingerprint?.hex ?? "") v1"])
         #expect(server.requestCount == 0)
     }

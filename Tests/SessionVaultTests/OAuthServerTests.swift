@@ -197,7 +197,7 @@ struct OAuthServerTests {
             }
             var results: [String] = []
             for host in hosts {
-                #expect(await host.finish() == 0)
+                #expect(await host.finish() == 0, "\(host.output)")
                 results.append(host.lines.first { $0.hasPrefix("home ") } ?? "no home line: \(host.output)")
             }
             #expect(Set(results).count == 1, "every process ended on the same rotated session: \(results)")

@@ -74,8 +74,8 @@ struct PeerBugProcessTests {
         let app = try host("resume", "60"), widget = try host("resume", "60")
         #expect(await server.waitForRequests(1), "one of them is refreshing")
         answer.open()
-        #expect(await app.finish() == 0)
-        #expect(await widget.finish() == 0)
+        #expect(await app.finish() == 0, "\(app.output)")
+        #expect(await widget.finish() == 0, "\(widget.output)")
         #expect(app.lines.count == 1 && app.lines[0].hasPrefix("home ") && app.lines[0].hasSuffix(" v2"), "\(app.lines)")
         #expect(widget.lines == app.lines, "both on the same rotated session: \(widget.lines)")
         #expect(server.requestCount == 1, "the refresh token was spent once")
@@ -98,12 +98,12 @@ struct PeerBugProcessTests {
             // Process A launches and refreshes; then B and C launch together (a widget and an
             // intent); then the app itself relaunches (a new manager, as after a restart).
             let first = try host("resume", "60")
-            #expect(await first.finish() == 0)
+            #expect(await first.finish() == 0, "\(first.output)")
             outcomes.append(first.lines.first?.hasPrefix("home ") == true)
             notHome += first.lines.filter { !$0.hasPrefix("home ") }.map { "\($0) after: \(first.log)" }
             let pair = [try host("resume", "60"), try host("resume", "60")]
             for process in pair {
-                #expect(await process.finish() == 0)
+                #expect(await process.finish() == 0, "\(process.output)")
                 outcomes.append(process.lines.first?.hasPrefix("home ") == true)
                 notHome += process.lines.filter { !$0.hasPrefix("home ") }.map { "\($0) after: \(process.log)" }
             }
@@ -147,7 +147,7 @@ struct PeerBugProcessTests {
             server.enqueue(.json(Self.rotated("child-1")))
         }
         let next = try host("resume", "60")
-        #expect(await next.finish() == 0)
+        #expect(await next.finish() == 0, "\(next.output)")
         #expect(server.requestCount == 2)
         let presented = presentedTokens
         // Compared here, not in the expectation, so a failure never prints a token.
@@ -191,7 +191,7 @@ struct PeerBugProcessTests {
         let localResults = await local.value
         #expect(localResults.count == 1_000 && localResults.allSatisfy { $0 }, "every call got the refreshed access token")
         for process in processes {
-            #expect(await process.finish() == 0)
+            #expect(await process.finish() == 0, "\(process.output)")
             // 250 calls, one distinct access token, on the rotated session (version 2).
             #expect(process.lines.count == 2 && process.lines[1].hasPrefix("tokens 250 1 ") && process.lines[1].hasSuffix(" v2"),
                     "\(process.lines), after: \(process.log.split(separator: "\n").suffix(8))")
@@ -219,7 +219,7 @@ struct PeerBugProcessTests {
         #expect(waited >= .seconds(2 * waitLimit), "each call waited its limit for the holder")
         #expect(waited < .seconds(30), "and not much longer: \(waited)")
         let otherProcess = try host("resume", "\(waitLimit)")
-        #expect(await otherProcess.finish() == 0)
+        #expect(await otherProcess.finish() == 0, "\(otherProcess.output)")
         #expect(otherProcess.lines.count == 1 && otherProcess.lines[0].hasPrefix("offline "), "\(otherProcess.lines)")
         #expect(server.requestCount == 1, "no waiter sent the token")
         // The holder dies: the kernel frees its lock and the next launch refreshes at once.
@@ -227,7 +227,7 @@ struct PeerBugProcessTests {
         _ = await holder.finish()
         server.enqueue(.json(Self.rotated("after-the-holder-died")))
         let next = try host("resume", "3600")
-        #expect(await next.finish() == 0)
+        #expect(await next.finish() == 0, "\(next.output)")
         #expect(next.lines.count == 1 && next.lines[0].hasPrefix("home ") && next.lines[0].hasSuffix(" v2"), "\(next.lines)")
         #expect(server.requestCount == 2)
     }

@@ -51,19 +51,19 @@ struct RefreshLockTests {
         #expect(kill(holder.processIdentifier, SIGSTOP) == 0)
         for _ in 0..<3 {
             let other = try resumeProcess(waitLimit: 0.5)
-            #expect(await other.finish() == 0)
+            #expect(await other.finish() == 0, "\(other.output)")
             #expect(other.lines.count == 1 && other.lines[0].hasPrefix("offline "), "waits, then offline, never sends: \(other.lines)")
             #expect(server.requestCount == 1)
         }
         // The answer is on its way before the holder runs again, so it reads it on waking.
         answer.open()
         #expect(kill(holder.processIdentifier, SIGCONT) == 0)
-        #expect(await holder.finish() == 0)
+        #expect(await holder.finish() == 0, "\(holder.output)")
         #expect(holder.lines.count == 1 && holder.lines[0].hasPrefix("home ") && holder.lines[0].hasSuffix(" v2"), "\(holder.lines)")
         #expect(server.requestCount == 1, "the refresh token was sent exactly once")
         // And the user is still signed in: the next launch goes home on the rotated tokens.
         let next = try resumeProcess(waitLimit: 10)
-        #expect(await next.finish() == 0)
+        #expect(await next.finish() == 0, "\(next.output)")
         #expect(next.lines == holder.lines)
         #expect(server.requestCount == 1)
     }
@@ -80,7 +80,7 @@ struct RefreshLockTests {
         // An hour's wait limit: this launch finishes inside the test's time limit only because
         // the kernel released the dead holder's lock; nothing here waits for a timer.
         let next = try resumeProcess(waitLimit: 3600)
-        #expect(await next.finish() == 0)
+        #expect(await next.finish() == 0, "\(next.output)")
         #expect(next.lines.count == 1 && next.lines[0].hasPrefix("home ") && next.lines[0].hasSuffix(" v2"), "\(next.lines)")
         #expect(server.requestCount == 2)
     }
@@ -133,7 +133,7 @@ struct RefreshLockTests {
         async let outcome = manager.resume()
         #expect(await server.waitForRequests(1))
         let writer = try TestHostProcess(["rotate", path, keyPath, "rotated-by-the-other-runtime"], scratch: directory)
-        #expect(await writer.finish() == 0)
+        #expect(await writer.finish() == 0, "\(writer.output)")
         answer.open()
         guard case .home(let session) = await outcome else { Issue.record("the rotated session must survive a reuse answer"); return }
         #expect(session.tokenVersion == 2)

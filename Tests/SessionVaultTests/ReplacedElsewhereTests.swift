@@ -67,7 +67,7 @@ struct ReplacedElsewhereTests {
     @Test func aSignOutInAnotherProcessIsSeen() async throws {
         let (vault, _) = try await openWithSession()
         let other = try TestHostProcess(["signout", path, keyPath], scratch: directory)
-        #expect(await other.finish() == 0)
+        #expect(await other.finish() == 0, "\(other.output)")
         #expect(try await vault.refreshToken() == nil)
         guard case .missing(.signedOut) = try await vault.resumePath() else { Issue.record("expected missing(signedOut)"); return }
         await vault.close()

@@ -108,5 +108,9 @@ final class KilledWriter: @unchecked Sendable {
     /// Waits (sleeping the task, not the thread) until the process has been reaped.
     private func waitForExit() async {
         while process.isRunning { try? await Task.sleep(nanoseconds: 2_000_000) }
+        // Returns at once (the process has ended); it is what clears Foundation's own reference
+        // cycle on a Process (runLoopSource), which polling `isRunning` alone leaves: leaked,
+        // LeakSanitizer reports it (make check-asan).
+        process.waitUntilExit()
     }
 }

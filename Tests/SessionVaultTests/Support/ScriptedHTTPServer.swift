@@ -115,6 +115,10 @@ final class ScriptedHTTPServer: Sendable {
         return requestCount >= count
     }
 
+    /// `.hang` requests this server holds unanswered whose client has not closed the connection:
+    /// the client is still waiting for them. Looked at on the sockets at the moment of the call.
+    var openHangingRequests: Int { engine.openHangingRequests() }
+
     /// Closes the listener (connections are refused afterwards) and releases hung or delayed
     /// connections. Idempotent; returns once the listening socket is closed.
     func stop() { engine.stop() }
@@ -176,6 +180,8 @@ extension ScriptedHTTPServer {
             var defaultResponse = ScriptedResponse(status: 404, body: Data("no scripted response\n".utf8))
             var requests: [RecordedRequest] = []
             var stopped = false
+            /// The sockets of `.hang` requests being held; removed before they are closed.
+            var hanging: Set<Int32> = []
         }
 
         private let lock = NSLock()
@@ -202,6 +208,21 @@ extension ScriptedHTTPServer {
         deinit {
             close(wakeRead)
             close(wakeWrite)
+        }
+
+        /// How many `.hang` requests are held with the client's end still open, looked at now on
+        /// the sockets themselves (an end of file already there counts as closed, even before
+        /// the connection's thread has seen it).
+        func openHangingRequests() -> Int {
+            locked { state in
+                state.hanging.filter { fd in
+                    var ready = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+                    guard poll(&ready, 1, 0) > 0 else { return true }  // nothing arrived: open
+                    var byte: UInt8 = 0
+                    // Readable: either more bytes (still open) or the end of file (closed).
+                    return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) != 0
+                }.count
+            }
         }
 
         func locked<T>(_ body: (inout State) -> T) -> T {
@@ -250,6 +271,8 @@ extension ScriptedHTTPServer {
 
         private func serve(_ fd: Int32) {
             defer { close(fd) }
+            // Before the close above (defers run in reverse): out of `hanging` first.
+            defer { locked { _ = $0.hanging.remove(fd) } }
             #if canImport(Darwin)
             var one: Int32 = 1  // Darwin has no MSG_NOSIGNAL; a peer reset must not kill the test run
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -257,7 +280,11 @@ extension ScriptedHTTPServer {
             guard let request = readRequest(fd) else { return }
             let response = locked { state in
                 state.requests.append(request)
-                return state.queue.isEmpty ? state.defaultResponse : state.queue.removeFirst()
+                let response = state.queue.isEmpty ? state.defaultResponse : state.queue.removeFirst()
+                // Held from the moment the request is recorded: a test that has seen the request
+                // counts this one (openHangingRequests) without a gap.
+                if case .hang = response.action { state.hanging.insert(fd) }
+                return response
             }
             if response.delay > 0 {
                 _ = waitReadable(-1, timeoutMs: Int32(min(response.delay * 1000, Double(Int32.max))))

@@ -23,6 +23,10 @@ enum Shell {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         // Sleep the task, not the thread: the test pool has only one thread per core.
         while process.isRunning { try? await Task.sleep(nanoseconds: 2_000_000) }
+        // Returns at once (the process has ended); it is what clears Foundation's own reference
+        // cycle on a Process (runLoopSource), which polling `isRunning` alone leaves: leaked,
+        // LeakSanitizer reports it (make check-asan).
+        process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 }

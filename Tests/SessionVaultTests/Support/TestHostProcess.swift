@@ -68,8 +68,13 @@ final class TestHostProcess: @unchecked Sendable {
             process.interrupt()
             kill(process.processIdentifier, SIGKILL)
             while process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
+            process.waitUntilExit()
             return nil
         }
+        // Returns at once (the process has ended); it is what clears Foundation's own reference
+        // cycle on a Process (runLoopSource), which polling `isRunning` alone leaves: leaked,
+        // LeakSanitizer reports it (make check-asan).
+        process.waitUntilExit()
         return process.terminationStatus
     }
 
@@ -85,6 +90,7 @@ final class TestHostProcess: @unchecked Sendable {
     /// Waits for the child to exit and returns its status.
     func finish() async -> Int32 {
         while process.isRunning { try? await Task.sleep(nanoseconds: 20_000_000) }
+        process.waitUntilExit() // see finish(timeout:)
         return process.terminationStatus
     }
 }
