@@ -16,7 +16,8 @@ struct VaultOpener {
     let migrator = Migrator()
     /// How long any statement waits for another process's lock before SQLITE_BUSY: the budget
     /// within which "busy" is waited out inside the library instead of reaching a caller.
-    let busyTimeoutMilliseconds: Int32 = 5_000
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+    var busyTimeoutMilliseconds: Int32 { Self.busyTimeoutMilliseconds }
 
     struct Opened {
         let connection: Connection
