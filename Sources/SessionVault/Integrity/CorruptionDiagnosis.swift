@@ -225,11 +225,17 @@ struct CorruptionDiagnosis {
     /// SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (3.16), so a read-only connection that has read the
     /// file holds its shared lock while `connection` closes: the close cannot take the
     /// exclusive lock a checkpoint needs. The read-only connection cannot checkpoint either.
+    ///
+    /// The close is explicit (`Connection.close()`), while the holder is open, and does not wait
+    /// for the last reference to go: a release build deinitialized the refused connection
+    /// before the holder was opened (found by the vault-open fuzz target), and another reference
+    /// (a caller's binding, a statement) would make it close after the holder is gone.
     func closePreservingEvidence(_ connection: inout Connection?) {
-        guard connection != nil else { return }
+        guard let refused = connection else { return }
         let holder = try? openReadOnly()
         _ = try? holder?.scalarInt("PRAGMA schema_version")
+        refused.close()
         connection = nil
-        withExtendedLifetime(holder) {}
+        holder?.close()
     }
 }

@@ -8,6 +8,8 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var statementCache: [String: Statement] = [:]
+    /// Set by `close()`, so that `deinit` does not close the handle a second time.
+    private var isClosed = false
 
     /// Opens (and, with `create`, creates) the file at `path`. Wraps `sqlite3_open_v2`.
     init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
@@ -31,8 +33,34 @@ final class Connection {
     }
 
     deinit {
+        guard !isClosed else { return }
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Closes the connection now rather than whenever its last reference goes away.
+    ///
+    /// Why: when `deinit` runs is up to ARC, and the optimizer moves it. A close that must happen
+    /// at a given point, such as `CorruptionDiagnosis.closePreservingEvidence` closing a refused
+    /// connection while another connection holds the file, calls this instead; in a release build
+    /// the refused connection was deinitialized before that holder was even opened, and its close
+    /// checkpointed the write-ahead log away. The cached statements are finalized first: with a
+    /// statement left, SQLite only marks the connection for closing and closes it when the last one
+    /// is finalized, out of the caller's hands. Nothing may use the connection afterwards.
+    ///
+    /// - Returns: false when a statement prepared outside the cache is still alive elsewhere; the
+    ///   connection then closes when that statement is finalized (`sqlite3_close_v2`).
+    @discardableResult
+    func close() -> Bool {
+        guard !isClosed else { return true }
+        isClosed = true
+        statementCache.removeAll()
+        // sqlite3_close refuses (SQLITE_BUSY) rather than defer while a statement is unfinalized,
+        // which tells the caller the close did not happen here; the connection is then handed to
+        // sqlite3_close_v2 so that it is never leaked.
+        if sqlite3_close(handle) == SQLITE_OK { return true }
+        sqlite3_close_v2(handle)
+        return false
     }
 
     /// Keys the connection. `rawKey` is SQLCipher's raw-key form `x'<64 hex>'`, which skips its
