@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// Runs the built `sessionvault` executable, as a user would, and collects what it printed.
 enum CLI {

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 @testable import SessionVault
 
 /// Token responses and vaults shared by the tests. Token values are recognisable markers so a

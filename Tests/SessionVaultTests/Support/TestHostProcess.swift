@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// Runs the `VaultTestHost` executable (built beside the tests) as a second process.
 final class TestHostProcess: @unchecked Sendable {
