@@ -75,17 +75,25 @@ let package = Package(
             path: "Examples/ReadmeExamples"
         ),
 
+        // What the three test targets share, once instead of a copy in each (as
+        // swift-argument-parser's ArgumentParserTestHelpers). It uses the library's public and
+        // `package` API only, no `@testable import`.
+        .target(
+            name: "SessionVaultTestSupport",
+            dependencies: ["SessionVault"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "CorruptionRecoveryTests",
-            dependencies: ["SessionVault", "CSQLCipher", "CSodium"]
+            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium"]
         ),
         .testTarget(
             name: "SessionVaultCLITests",
-            dependencies: ["SessionVault"]
+            dependencies: ["SessionVault", "SessionVaultTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

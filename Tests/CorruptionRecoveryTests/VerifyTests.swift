@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 extension CorruptionRecovery {
     @Suite("verify(): the full scan")

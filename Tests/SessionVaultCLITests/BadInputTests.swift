@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Bad input gets a one-line error naming the problem: never a crash or a stack trace, and
 /// never a wipe of something that may not be a vault.

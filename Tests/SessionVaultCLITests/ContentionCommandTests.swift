@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Four people (or four extensions) running the CLI on one vault at once: busy is waited out
 /// inside the library, so every command succeeds.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import SessionVaultTestSupport
 #endif
 
 /// A crashed CLI must not leave its key in a core file.

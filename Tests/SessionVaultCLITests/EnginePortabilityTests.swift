@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// A vault written by one SQLCipher engine opens, verifies, takes writes and rekeys on the other,
 /// both ways, in one run: this leg's `sessionvault` against one built with the other engine

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 @Suite("sessionvault export-key and the stock sqlcipher shell")
 struct ExportKeyCommandTests {

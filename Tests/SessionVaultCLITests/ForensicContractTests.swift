@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Issue 14, points 2, 3, 4 and 6: the custody record, inspect without the key, one contract,
 /// and untrusted text shown rather than obeyed.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 @Suite("sessionvault keygen")
 struct KeygenCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Numbers and files from outside reach the CLI as typed, one-line errors: never a trap
 /// (signal 4) and never a hang (issue 10, points 6 and 7). Every run is a child process with a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Issue 14, point 4 ("one time format"): every time the CLI prints, in text and JSON, is ISO
 /// 8601 UTC with exactly three fractional digits, whatever clock or `--now` it came from.

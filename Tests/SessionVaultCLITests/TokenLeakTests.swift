@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// No command prints a token: every command's text and JSON output, on a vault holding the
 /// marker tokens, is scanned for them (`export-key` prints the database key, not a token).

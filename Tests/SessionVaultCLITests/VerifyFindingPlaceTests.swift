@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SessionVaultTestSupport
 
 /// Issue 14: `verify --json` findings had `"page": null, "table": null` while the text named
 /// both (damage the open met first was reported from its words alone). Every page of a real

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("handleAPIFailure: the 401 SESSION_EXPIRED / AUTH_REQUIRED contract")
 struct APIFailureTests {

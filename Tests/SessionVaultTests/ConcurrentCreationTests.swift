@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Issue 10, point 3: processes creating a vault at once on an empty directory (an app and its
 /// extensions launched together). A vault being created is never "corrupted": no process wipes

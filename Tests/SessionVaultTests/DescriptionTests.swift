@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// What an app prints: one readable line per value, fingerprints instead of tokens, and no
 /// email address or display name.

@@ -2,6 +2,7 @@ import CSQLCipher
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Which SQLCipher this test process really runs on, proved at run time: a build once compiled
 /// against a 4.x header and linked Debian's 3.4.1 without a sign. Each CI leg names the engine it

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Every file of a vault is 0600 whatever the umask (issue 10, point 9): with umask 022 the
 /// database, -wal and -shm were 0644. The vault is made and rotated by child processes that run

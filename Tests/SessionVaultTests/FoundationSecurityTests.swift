@@ -2,6 +2,7 @@ import CSQLCipher
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("Foundation: encryption, keys, migrations and redaction")
 struct FoundationSecurityTests {

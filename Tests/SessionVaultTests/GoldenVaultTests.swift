@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Vaults written by released versions (Tests/GoldenVaults/<version>/, made once with
 /// scripts/make-golden-vaults.sh and never rewritten) open in every later version with their

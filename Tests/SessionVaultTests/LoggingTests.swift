@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("Logging: the library logs through the caller's Logger, fingerprints only")
 struct LoggingTests {

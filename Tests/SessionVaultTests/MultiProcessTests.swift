@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Two processes on one vault file: an app and its extension, or a native side and a JS side.
 @Suite("Two processes: sync events, cross-process single-flight refresh, device restart")

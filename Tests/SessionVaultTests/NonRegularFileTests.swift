@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// A FIFO where a vault file belongs is refused at once with a typed error: a plain open of a
 /// FIFO waits for a writer forever, which hung every reader (issue 10, point 7). Each check runs

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// OAuth2Refresher, rotation, reuse protection, revocation and the single flight against a real
 /// authorization server: django-oauth-toolkit (Tests/Servers/oauth), started and stopped here.

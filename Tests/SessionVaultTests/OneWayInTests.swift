@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// One vault per process, reached through the manager that owns or borrows it; policy, clock
 /// and logger given once. Real vault files, a real HTTP server on 127.0.0.1, a clock moved by hand.

@@ -2,6 +2,7 @@ import CSodium
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Every number from outside (a server's token response, the header's Argon2id limits) is
 /// range-checked into a typed error: never a trap, never a hang, and nothing the vault accepts is

@@ -2,6 +2,7 @@ import CSodium
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// A wipe touches only files proven to be this vault's (issue 10, points 1, 2 and 4): an app's
 /// own database, a key path pointed at another file, a key file of a newer format and a vault

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// The launch half of the peers' session-loss bugs (issue 17): each test is one thread that
 /// users of another session library filed, replayed as they reported it, on a real vault file

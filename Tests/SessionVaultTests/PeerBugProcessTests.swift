@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// The multi-process half of the peers' session-loss bugs (issue 17): an app and its extensions
 /// (`VaultTestHost` child processes) on one vault file against a strict server on 127.0.0.1.

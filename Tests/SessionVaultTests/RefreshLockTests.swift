@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Cross-process single-flight: the refresh lock (an flock the kernel holds for the holder) keeps
 /// a rotating refresh token from being spent twice, however the holder is paused, and lets the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Another process wipes, rekeys or signs out while this process has the vault open: nothing is
 /// handed out, decided or written from the old file, and subscribers are told.

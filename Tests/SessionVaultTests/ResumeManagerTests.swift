@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// The resume flow against a real HTTP server on 127.0.0.1 and real vault files.
 @Suite("ResumeManager: expired → unlock → refresh → home, every refresh error class")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// After launch: fresh access tokens for API calls, foreground auto-refresh, sign-out that
 /// reaches the server, when to prompt for biometrics, and a refresh answered for another user.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Issue 10, point 8: after a sign-out, and after a store that replaces a session, no earlier
 /// token can be recovered from any file of the vault with its key, not from the database's

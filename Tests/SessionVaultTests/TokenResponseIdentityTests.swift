@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("An RFC 6749 response stored with the identity the app supplies")
 struct TokenResponseIdentityTests {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Every public operation logged at `.trace`: no token, key, passphrase or e-mail address, as
 /// bytes or as text, in any message or metadata value.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("Vault behaviour: activity, clock, events, delegated subject, audit cap")
 struct VaultBehaviourTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 @Suite("Vault: store, read, rotate, sign out, wipe on a real SQLCipher file")
 struct VaultRoundTripTests {

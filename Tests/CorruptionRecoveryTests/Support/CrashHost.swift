@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,21 +15,6 @@ import Darwin
 /// queue, so they never hold one of the few threads of Swift's cooperative pool.
 final class CrashHost: @unchecked Sendable {
     // Sendable: one test drives it, one call at a time.
-
-    /// The executable beside the test binary in `.build/<triple>/<configuration>/`.
-    static let executable: String? = {
-        var directories: [String] = []
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent().path)
-        }
-        directories.append(Bundle.main.bundleURL.path)
-        directories.append(Bundle.main.bundleURL.deletingLastPathComponent().path)
-        return directories.map { $0 + "/VaultCrashHost" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    struct NotBuilt: Error, CustomStringConvertible {
-        var description: String { "VaultCrashHost was not found next to the tests; build it (swift build --build-tests)" }
-    }
 
     struct SpawnFailed: Error, CustomStringConvertible {
         let code: Int32
@@ -60,7 +46,7 @@ final class CrashHost: @unchecked Sendable {
     private(set) var lines: [String] = []
 
     init(_ arguments: [String]) throws {
-        guard let executable = Self.executable else { throw NotBuilt() }
+        let executable = try BuiltExecutable.vaultCrashHost.required()
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
         guard pipe(&outputPipe) == 0 else { throw SpawnFailed(code: errno) }

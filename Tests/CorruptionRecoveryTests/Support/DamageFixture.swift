@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// A real vault in a directory of its own: SQLCipher database, header, key file. Built once with
 /// a stored session, closed, then copied for each kind of damage.

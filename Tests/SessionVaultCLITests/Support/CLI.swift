@@ -1,31 +1,15 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// Runs the built `sessionvault` executable, as a user would, and collects what it printed.
 enum CLI {
-    /// The executable beside the test bundle in `.build/<triple>/<configuration>/`, or the path
-    /// in `SESSIONVAULT_CLI`.
-    static let executable: String? = {
-        if let path = ProcessInfo.processInfo.environment["SESSIONVAULT_CLI"] { return path }
-        var directories: [String] = []
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent().path)
-        }
-        directories.append(Bundle.main.bundleURL.path)
-        directories.append(Bundle.main.bundleURL.deletingLastPathComponent().path)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent().path)
-        }
-        return directories.map { $0 + "/sessionvault" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    struct NotBuilt: Error, CustomStringConvertible {
-        var description: String { "the sessionvault executable was not found next to the tests; build it (swift build --build-tests)" }
-    }
+    /// The executable beside the test bundle, or the path in `SESSIONVAULT_CLI`.
+    static var executable: String? { BuiltExecutable.sessionvault.path }
 
     /// Runs `sessionvault arguments…` in `directory`, with `stdin` piped in (or /dev/null).
     static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
                     timeout: TimeInterval = 60) async throws -> CLIResult {
-        guard let executable else { throw NotBuilt() }
+        let executable = try BuiltExecutable.sessionvault.required()
         return try await Self.spawn(executable, arguments, stdin: stdin, in: directory, timeout: timeout)
     }
 

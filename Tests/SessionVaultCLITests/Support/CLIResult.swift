@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// What one run of a command printed, and how it exited.
 struct CLIResult: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// A vault made through the CLI in a temporary directory: `vault.db` with `vault.key`.
 struct CLIVault {

@@ -1,5 +1,6 @@
 import Foundation
 import SessionVault
+import SessionVaultTestSupport
 
 /// Vaults in the states an investigator receives them in, made for real: files copied aside while
 /// another process had the vault open (a hot write-ahead log), a read-only mount, an older schema.

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// A real writer process (`VaultTestHost`, built beside the tests) that commits to a vault, says
 /// "ready" and is then killed with SIGKILL, as a device image of a running app holds a vault:
@@ -15,17 +16,6 @@ final class KilledWriter: @unchecked Sendable {
     struct Failed: Error, CustomStringConvertible {
         let description: String
     }
-
-    /// `VaultTestHost`: next to the test bundle (as `CLI` finds `sessionvault`), or beside it.
-    static let executable: String? = {
-        var directories: [String] = []
-        if let first = CommandLine.arguments.first { directories.append(URL(fileURLWithPath: first).deletingLastPathComponent().path) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent().path)
-        }
-        if let cli = CLI.executable { directories.append(URL(fileURLWithPath: cli).deletingLastPathComponent().path) }
-        return directories.map { $0 + "/VaultTestHost" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
 
     /// Runs `VaultTestHost <arguments…>`, waits for its "ready" line (an event on the pipe, not a
     /// sleep), kills it with SIGKILL and waits until it is gone. Returns the ready line.
@@ -48,7 +38,7 @@ final class KilledWriter: @unchecked Sendable {
     }
 
     private init(_ arguments: [String]) throws {
-        guard let executable = Self.executable else { throw Failed(description: "VaultTestHost was not built next to the tests") }
+        let executable = try BuiltExecutable.vaultTestHost.required()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()

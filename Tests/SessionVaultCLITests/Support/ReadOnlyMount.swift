@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// A directory made read-only for real: a read-only bind mount of it at a second path. Tests run
 /// as root, where file modes do not bind, so `chmod` alone would prove nothing; when mounting is

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// Runs the `VaultTestHost` executable (built beside the tests) as a second process.
 final class TestHostProcess: @unchecked Sendable {
@@ -7,18 +8,10 @@ final class TestHostProcess: @unchecked Sendable {
     private let outputPath: String
     private let logDirectory: String
 
-    static let executable: String? = {
-        var candidates: [String] = [Bundle.main.bundleURL.path, Bundle.main.bundleURL.deletingLastPathComponent().path]
-        if let first = CommandLine.arguments.first { candidates.insert(URL(fileURLWithPath: first).deletingLastPathComponent().path, at: 0) }
-        return candidates.map { $0 + "/VaultTestHost" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    struct NotBuilt: Error {}
-
     /// - Parameter umask: when given (e.g. "022"), the child runs under that umask (set by
     ///   /bin/sh before it execs the host), whatever the test process's own umask is.
     init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil) throws {
-        guard let executable = Self.executable else { throw NotBuilt() }
+        let executable = try BuiltExecutable.vaultTestHost.required()
         outputPath = scratch.file("host-\(UUID().uuidString).out")
         logDirectory = scratch.path
         FileManager.default.createFile(atPath: outputPath, contents: nil)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// What a copy of a vault's files gives back to someone who also has its key: every state the
 /// write-ahead log can be replayed to, each opened with the raw key, every session row's sealed

@@ -1,19 +1,21 @@
 import Foundation
-@testable import SessionVault
+import SessionVault
 
 /// An `AutoRefreshClock` over a `ManualClock`: a sleeper waits until the test moves the time
 /// past its deadline, and the test can wait for the loop to go to sleep (an event, not a delay).
-final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
+/// Kept apart from `ManualClock` because it means more: a `ManualClock` is only read, this one is
+/// also slept on, and moving it wakes the sleepers that are due.
+public final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
     // Sendable: `lock` guards `sleepers`.
-    let manual: ManualClock
+    public let manual: ManualClock
     private let lock = NSLock()
     private var sleepers: [UUID: (deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
-    init(_ manual: ManualClock) { self.manual = manual }
+    public init(_ manual: ManualClock) { self.manual = manual }
 
-    func now() -> Date { manual.now }
+    public func now() -> Date { manual.now }
 
-    func sleep(until deadline: Date) async throws {
+    public func sleep(until deadline: Date) async throws {
         if deadline <= manual.now { return }
         let id = UUID()
         try await withTaskCancellationHandler {
@@ -32,10 +34,10 @@ final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
     }
 
     /// The deadlines the loop is sleeping until now.
-    var pendingDeadlines: [Date] { lock.withLock { sleepers.values.map(\.deadline) } }
+    public var pendingDeadlines: [Date] { lock.withLock { sleepers.values.map(\.deadline) } }
 
     /// Waits until someone sleeps (the auto-refresh loop has nothing to do before its deadline).
-    func waitForSleeper(timeout: TimeInterval = 30) async -> Date? {
+    public func waitForSleeper(timeout: TimeInterval = 30) async -> Date? {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if let deadline = pendingDeadlines.first { return deadline }
@@ -45,7 +47,7 @@ final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
     }
 
     /// Waits until someone sleeps until a deadline later than `after` (the loop's next turn).
-    func waitForSleeper(after: Date, timeout: TimeInterval = 30) async -> Date? {
+    public func waitForSleeper(after: Date, timeout: TimeInterval = 30) async -> Date? {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if let deadline = pendingDeadlines.first(where: { $0 > after }) { return deadline }
@@ -55,7 +57,7 @@ final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
     }
 
     /// Moves the time to `date` and wakes every sleeper whose deadline has come.
-    func advance(to date: Date) {
+    public func advance(to date: Date) {
         manual.set(date)
         let due = lock.withLock {
             let ids = sleepers.filter { $0.value.deadline <= date }.map(\.key)
