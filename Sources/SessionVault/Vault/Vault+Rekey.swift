@@ -28,7 +28,8 @@ extension Vault {
         }
         let connection = try liveConnection()
         let root: RootKey
-        do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw .keyProvider(error) }
+        // The new key's provider may be a keystore that is locked right now: "not now", like at open.
+        do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw VaultError(error, existingVault: false) }
         let fresh: VaultKeys
         do { fresh = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         guard fresh.keyCheckValue != keys.keyCheckValue else { throw .invalidArgument("the new key is the current key") }
@@ -120,7 +121,7 @@ extension Vault {
         try keys.databaseRawKey.withUnsafeBytes { try check.key($0) }
         try check.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
         guard try check.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1") == Int64(generation) else {
-            throw VaultError.invalidArgument("the re-encrypted copy does not read back as written; rekey abandoned")
+            throw VaultError.internalFault("the re-encrypted copy does not read back as written; rekey abandoned")
         }
     }
 
