@@ -28,8 +28,7 @@ enum FieldCipher {
     static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {
         guard sealed.count >= 1 + nonceSize + tagSize, sealed[0] == formatVersion else { throw .malformedCiphertext }
         let ciphertextCount = sealed.count - 1 - nonceSize
-        do {
-            return try SecretBytes(count: ciphertextCount - tagSize, filling: { out, _ in
+        return try SecretBytes(count: ciphertextCount - tagSize, filling: { (out, _) throws(CryptoError) in
                 // Pointers into the sealed bytes: no copies of the nonce or the ciphertext.
                 let rc = sealed.withUnsafeBufferPointer { input -> Int32 in
                     guard let base = input.baseAddress else { return -1 }
@@ -40,11 +39,6 @@ enum FieldCipher {
                     }
                 }
                 if rc != 0 { throw CryptoError.authenticationFailed }
-            })
-        } catch let error as CryptoError {
-            throw error
-        } catch {
-            throw .authenticationFailed
-        }
+        })
     }
 }
