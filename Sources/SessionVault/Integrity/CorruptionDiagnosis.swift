@@ -67,9 +67,7 @@ struct CorruptionDiagnosis {
         do {
             // Read-write: the copy is ours, and a read-only open of a WAL-mode file needs its
             // shared-memory file.
-            let connection = try Connection(path: probe, create: false)
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+            let connection = try Connection.keyed(probe, keys: keys)
             try connection.execute("PRAGMA writable_schema = ON")
             // A count equal to the probe's size is SQLite falling back to the file size (a
             // header whose count it does not trust): not evidence either way.
@@ -162,16 +160,7 @@ struct CorruptionDiagnosis {
 
     /// A keyed, read-only connection on the database (it cannot write or checkpoint).
     func openReadOnly() throws(SQLiteError) -> Connection {
-        let connection = try Connection(path: files.database, create: false, readOnly: true)
-        do {
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw SQLiteError(extendedCode: .error, message: "keying failed: \(error)")
-        }
-        try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
-        return connection
+        try Connection.keyed(files.database, keys: keys, readOnly: true)
     }
 
     /// Closes `connection` without letting SQLite checkpoint the write-ahead log into the

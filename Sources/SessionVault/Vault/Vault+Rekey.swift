@@ -117,9 +117,7 @@ extension Vault {
 
     /// Opens the re-encrypted copy with a connection of its own, exactly as `VaultOpener` will.
     private func checkCopyOpens(_ path: String, keys: VaultKeys, generation: UInt64) throws {
-        let check = try Connection(path: path, create: false, readOnly: true)
-        try keys.databaseRawKey.withUnsafeBytes { try check.key($0) }
-        try check.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+        let check = try Connection.keyed(path, keys: keys, readOnly: true)
         guard try check.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1") == Int64(generation) else {
             throw VaultError.internalFault("the re-encrypted copy does not read back as written; rekey abandoned")
         }

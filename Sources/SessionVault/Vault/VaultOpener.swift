@@ -237,9 +237,7 @@ struct VaultOpener {
             // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
             // journal, -wal and -shm the database file's mode, so every file stays private.
             try FileIO.createEmptyFile(files.creating)
-            let connection = try Connection(path: files.creating, create: true)
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+            let connection = try Connection.keyed(files.creating, keys: keys, create: true)
             guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
             // Rollback journal while building: the finished file is complete on its own, with no
             // log beside it under the temporary name. The first real open switches it to WAL.
@@ -288,18 +286,16 @@ struct VaultOpener {
         // itself (see there).
         var opened: Connection?
         do {
-            opened = try Connection(path: files.database, create: create)
+            // The busy timeout before the first statement: keying and the first read of page 1
+            // can meet another process's lock (a writer's checkpoint, a log recovery) and must
+            // wait, not fail. Nothing is read yet, so a failure here closes normally.
+            opened = try Connection.keyed(files.database, keys: keys, create: create, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch {
             throw CorruptionDiagnosis.classify(error, files: files)
         }
         let failure: VaultError
         do {
             if let connection = opened {
-                // Before the first statement: keying and the first read of page 1 can meet another
-                // process's lock (a writer's checkpoint, a log recovery) and must wait, not fail.
-                connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-                try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-                try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
                 guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
                 // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
                 _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
