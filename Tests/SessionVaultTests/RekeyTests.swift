@@ -72,6 +72,26 @@ struct RekeyTests {
         #expect(try await reopened.currentSession() != nil)
         #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
     }
+
+    // Issue 18: a locked keystore is "not now" wherever the vault meets it. A rekey whose new
+    // key provider is locked reported `.keyProvider`, so the caller was not told to retry.
+    @Test func aLockedNewKeystoreIsUnavailableWithItsRetryDelay() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let stored = try await vault.store(Fixtures.goTrue())
+        let newKeys = try InMemoryKeyProvider()
+        newKeys.setState(.locked)
+        do {
+            try await vault.rekey(to: newKeys)
+            Issue.record("a locked keystore cannot give a new key")
+        } catch {
+            guard case .unavailable(let retryAfter, _) = error else { Issue.record("expected unavailable, got \(error)"); return }
+            #expect(retryAfter == 1, "the keystore's own retry delay")
+        }
+        #expect(try await vault.currentSession()?.id == stored.id, "the vault is untouched under its old key")
+        #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
+        await vault.close()
+    }
 }
 
 /// Rekey while another process writes to the same vault.

@@ -108,7 +108,7 @@ public struct KeyFileProvider: KeyProvider {
         }
         defer { close(fd) }
         do {
-            let file = try SecretBytes(count: Self.fileSize) { buffer in
+            let file = try SecretBytes(count: Self.fileSize) { (buffer) throws(KeyProviderError) in
                 var offset = 0
                 while offset < buffer.count {
                     let n = read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
@@ -132,11 +132,9 @@ public struct KeyFileProvider: KeyProvider {
                 return nil
             }
             if let problem { throw problem }
-            return try file.withUnsafeBytes { bytes in
-                try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)]))
+            return try file.withUnsafeBytes { (bytes) throws(KeyProviderError) in
+                do throws(CryptoError) { return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)])) } catch { throw .crypto(error) }
             }
-        } catch {
-            throw KeyProviderError(wrapping: error)
         }
     }
 

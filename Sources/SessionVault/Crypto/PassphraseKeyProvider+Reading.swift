@@ -19,7 +19,7 @@ extension PassphraseKeyProvider {
         var sawAnyByte = false
         let line: SecretBytes
         do {
-            let buffer = try SecretBytes(count: maximumPassphraseLength + 1, filling: { base, capacity in
+            let buffer = try SecretBytes(count: maximumPassphraseLength + 1, filling: { (base, capacity) throws(KeyProviderError) in
                 while true {
                     let n = read(descriptor, base + length, 1)
                     if n < 0 {
@@ -34,11 +34,9 @@ extension PassphraseKeyProvider {
                 }
                 if length > 0 && base[length - 1] == UInt8(ascii: "\r") { length -= 1 }
             })
-            line = try buffer.withUnsafeBytes { bytes in
-                try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
+            line = try buffer.withUnsafeBytes { (bytes) throws(KeyProviderError) in
+                do throws(CryptoError) { return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length])) } catch { throw .crypto(error) }
             }
-        } catch {
-            throw KeyProviderError(wrapping: error)
         }
         guard sawAnyByte else { throw .missing("no passphrase on standard input") }
         guard line.count > 0 else { throw .invalid("the passphrase on standard input is empty") }

@@ -53,7 +53,7 @@ public struct PassphraseKeyProvider: KeyProvider {
             throw .misconfigured("Argon2id limits ops \(ops), mem \(mem) bytes are outside \(Self.opsLimitRange.lowerBound)...\(Self.opsLimitRange.upperBound) passes and \(Self.memLimitRange.lowerBound)...\(Self.memLimitRange.upperBound) bytes")
         }
         do {
-            let key = try SecretBytes(count: RootKey.byteCount, filling: { output, outputCount in
+            let key = try SecretBytes(count: RootKey.byteCount, filling: { (output, outputCount) throws(CryptoError) in
                 let rc = passphrase.withBytePointer { phrase, phraseCount in
                     phrase.withMemoryRebound(to: CChar.self, capacity: max(phraseCount, 1)) { characters in
                         crypto_pwhash(output, UInt64(outputCount), characters, UInt64(phraseCount),
@@ -63,10 +63,8 @@ public struct PassphraseKeyProvider: KeyProvider {
                 if rc != 0 { throw CryptoError.keyDerivationFailed }
             })
             return RootKey(bytes: key, derivation: derivation)
-        } catch let error as CryptoError {
-            throw .crypto(error)
         } catch {
-            throw .crypto(.keyDerivationFailed)
+            throw .crypto(error)
         }
     }
 }

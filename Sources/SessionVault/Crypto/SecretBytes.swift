@@ -16,43 +16,58 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     private let slotSize: Int
 
     /// Allocates `count` zeroed bytes of locked memory and lets `initialize` fill them.
-    convenience init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) throws {
+    convenience init(count: Int, initialize: (UnsafeMutableRawBufferPointer) -> Void) throws(CryptoError) {
         try self.init(count: count, filling: { pointer, count in
+            initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+        })
+    }
+
+    /// Same, for a filler that can fail: its error type carries the allocation failure too (see
+    /// `CryptoFailureCarrying`), so the caller gets one typed error and needs no cast ladder.
+    convenience init<E: CryptoFailureCarrying>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
+        try self.init(count: count, filling: { (pointer, count) throws(E) in
             try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
         })
     }
 
-    /// Same, with a non-optional pointer for C functions whose parameters are non-null.
-    init(count: Int, filling initialize: (UnsafeMutablePointer<UInt8>, Int) throws -> Void) throws {
-        try Sodium.ensureInitialized()
+    /// Allocates with a non-optional pointer for C functions whose parameters are non-null.
+    convenience init(count: Int, filling initialize: (UnsafeMutablePointer<UInt8>, Int) -> Void) throws(CryptoError) {
+        try self.init(count: count, filling: { (pointer, count) throws(CryptoError) in initialize(pointer, count) })
+    }
+
+    /// The one allocation path, generic over the filler's error type (as swift-crypto's
+    /// `SecureBytes` is over its initializer's): the error is the filler's own, or the
+    /// allocation failure carried in that type.
+    init<E: CryptoFailureCarrying>(count: Int, filling initialize: (UnsafeMutablePointer<UInt8>, Int) throws(E) -> Void) throws(E) {
+        do {
+            try Sodium.ensureInitialized()
+        } catch {
+            throw E(cryptoFailure: error)
+        }
         if let slot = LockedArena.shared.allocate(max(count, 1)) {
             self.pointer = slot.pointer
             self.slotSize = slot.slotSize
         } else {
             // sodium_malloc(0) is legal but returns a pointer we must not touch; keep one byte.
-            guard let pointer = sodium_malloc(max(count, 1)) else { throw CryptoError.secureAllocationFailed(bytes: count) }
+            guard let pointer = sodium_malloc(max(count, 1)) else { throw E(cryptoFailure: .secureAllocationFailed(bytes: count)) }
             sodium_memzero(pointer, max(count, 1))
             self.pointer = pointer
             self.slotSize = 0
         }
         self.count = count
-        do {
-            try initialize(pointer.assumingMemoryBound(to: UInt8.self), count)
-        } catch {
-            // deinit runs and zeroes; nothing else to undo.
-            throw error
-        }
+        // On failure deinit runs and zeroes; nothing else to undo.
+        try initialize(pointer.assumingMemoryBound(to: UInt8.self), count)
     }
 
     /// Copies `bytes` into locked memory. The caller remains responsible for its own copy.
-    public convenience init(copying bytes: UnsafeRawBufferPointer) throws {
+    public convenience init(copying bytes: UnsafeRawBufferPointer) throws(CryptoError) {
         try self.init(count: bytes.count) { target in
             if let base = bytes.baseAddress, bytes.count > 0 { target.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
         }
     }
 
     /// Copies `bytes` into locked memory and zeroes the array's storage.
-    public convenience init(consuming bytes: inout [UInt8]) throws {
+    public convenience init(consuming bytes: inout [UInt8]) throws(CryptoError) {
         try self.init(count: bytes.count) { target in
             bytes.withUnsafeBytes { source in
                 if let base = source.baseAddress, source.count > 0 { target.baseAddress?.copyMemory(from: base, byteCount: source.count) }
@@ -63,7 +78,7 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     /// `count` bytes from libsodium's CSPRNG, written straight into locked memory.
-    public static func random(count: Int) throws -> SecretBytes {
+    public static func random(count: Int) throws(CryptoError) -> SecretBytes {
         try SecretBytes(count: count, filling: { pointer, count in randombytes_buf(pointer, count) })
     }
 
@@ -77,12 +92,12 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     /// Calls `body` with the bytes. Do not let the pointer escape.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     /// Calls `body` with a non-optional pointer (libsodium's parameters are non-null).
-    func withBytePointer<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) rethrows -> R {
+    func withBytePointer<R, E: Error>(_ body: (UnsafePointer<UInt8>, Int) throws(E) -> R) throws(E) -> R {
         try body(UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self)), count)
     }
 

@@ -27,25 +27,19 @@ final class VaultKeys: Sendable {
     static let keyCheckLabel = Array("SessionVault key check value v1".utf8)
 
     init(root: SecretBytes) throws(CryptoError) {
-        do {
-            databaseKey = try Self.derive(1, from: root)
-            fieldKey = try Self.derive(2, from: root)
-            fingerprintKey = try Self.derive(3, from: root)
-            integrityKey = try Self.derive(5, from: root)
-            let check = try Self.derive(4, from: root)
-            var value = [UInt8](repeating: 0, count: 16)
-            check.withBytePointer { key, keyCount in
-                _ = crypto_generichash(&value, 16, Self.keyCheckLabel, UInt64(Self.keyCheckLabel.count), key, keyCount)
-            }
-            keyCheckValue = value
-        } catch let error as CryptoError {
-            throw error
-        } catch {
-            throw .secureAllocationFailed(bytes: RootKey.byteCount)
+        databaseKey = try Self.derive(1, from: root)
+        fieldKey = try Self.derive(2, from: root)
+        fingerprintKey = try Self.derive(3, from: root)
+        integrityKey = try Self.derive(5, from: root)
+        let check = try Self.derive(4, from: root)
+        var value = [UInt8](repeating: 0, count: 16)
+        check.withBytePointer { key, keyCount in
+            _ = crypto_generichash(&value, 16, Self.keyCheckLabel, UInt64(Self.keyCheckLabel.count), key, keyCount)
         }
+        keyCheckValue = value
     }
 
-    private static func derive(_ id: UInt64, from root: SecretBytes) throws -> SecretBytes {
+    private static func derive(_ id: UInt64, from root: SecretBytes) throws(CryptoError) -> SecretBytes {
         try SecretBytes(count: 32, filling: { subkey, count in
             root.withBytePointer { rootBytes, _ in
                 _ = crypto_kdf_derive_from_key(subkey, count, id, context, rootBytes)
@@ -68,10 +62,10 @@ final class VaultKeys: Sendable {
     /// access and zeroed when the caller lets go of it: the hex form exists only while a
     /// connection is being keyed. No `String` ever holds it.
     var databaseRawKey: SecretBytes {
-        get throws { try Self.rawKeyString(databaseKey) }
+        get throws(CryptoError) { try Self.rawKeyString(databaseKey) }
     }
 
-    private static func rawKeyString(_ key: SecretBytes) throws -> SecretBytes {
+    private static func rawKeyString(_ key: SecretBytes) throws(CryptoError) -> SecretBytes {
         try SecretBytes(count: 67) { out in
             guard let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             let digits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -174,6 +174,7 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         case .staleSession: return "staleSession"
         case .closed: return "closed"
         case .invalidArgument: return "invalidArgument"
+        case .internalFault: return "internalFault"
         case .subjectMismatch: return "subjectMismatch"
         }
     }

@@ -22,48 +22,6 @@ struct CorruptionDiagnosis {
         (FileIO.size(files.wal) ?? 0) > walHeaderSize
     }
 
-    /// The error to report for an SQLite failure met while opening or reading: `.corrupted` with
-    /// the most precise taxonomy entry found, else the operational classification.
-    func classify(_ error: SQLiteError) -> VaultError {
-        if let reason = reason(for: error) { return .corrupted(reason) }
-        return VaultOpener.classify(error, files: files)
-    }
-
-    /// The taxonomy entry for `error`, or nil when it is not damage (busy, out of space, ...).
-    func reason(for error: SQLiteError) -> CorruptionReason? {
-        finding(for: error).map { CorruptionReason($0.kind, $0.detail) }
-    }
-
-    /// `reason(for:)` as a verify finding, keeping the page and the table its text names (a
-    /// reason carries only kind and text; `verify --json` must not say less than the text).
-    func finding(for error: SQLiteError) -> VerificationFinding? {
-        switch error.code {
-        case .notADatabase:
-            return VerificationFinding(kind: .notADatabase, detail: "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))",
-                                       page: 1)
-        case .ioError where error.extendedCode.rawValue == 522: // SQLITE_IOERR_SHORT_READ
-            return VerificationFinding(kind: .truncated, detail: "a page lies beyond the end of the file (\(error.message))")
-        case .corrupt, .error:
-            if let truncation = truncation() { return VerificationFinding(reason: truncation) }
-            if let damaged = damagedPageFinding() { return damaged }
-            if error.code == .corrupt {
-                if Self.walHasFrames(files) {
-                    return VerificationFinding(kind: .damagedWAL, detail: "\(error.message), with frames in the write-ahead log that the database cannot use")
-                }
-                return VerificationFinding(reason: CorruptionReason(.structuralDamage, error.message))
-            }
-            // SQLITE_ERROR is also what a mistake in our own SQL gives: only a schema object
-            // missing from a file whose migrations all ran is damage. Anything else stays an
-            // operational error rather than being wiped as corruption.
-            if error.message.hasPrefix("no such table") || error.message.hasPrefix("no such column") {
-                return VerificationFinding(kind: .structuralDamage, detail: "the schema lacks an object the migrations created: \(error.message)")
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
-
     /// Truncation to a whole number of pages: page 1 authenticates but records more pages than
     /// the file holds. SQLite refuses such a file with a bare SQLITE_CORRUPT. Only meaningful
     /// when the write-ahead log is empty (pages may legitimately live only in the log until a
@@ -109,9 +67,7 @@ struct CorruptionDiagnosis {
         do {
             // Read-write: the copy is ours, and a read-only open of a WAL-mode file needs its
             // shared-memory file.
-            let connection = try Connection(path: probe, create: false)
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+            let connection = try Connection.keyed(probe, keys: keys)
             try connection.execute("PRAGMA writable_schema = ON")
             // A count equal to the probe's size is SQLite falling back to the file size (a
             // header whose count it does not trust): not evidence either way.
@@ -204,16 +160,7 @@ struct CorruptionDiagnosis {
 
     /// A keyed, read-only connection on the database (it cannot write or checkpoint).
     func openReadOnly() throws(SQLiteError) -> Connection {
-        let connection = try Connection(path: files.database, create: false, readOnly: true)
-        do {
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-        } catch let error as SQLiteError {
-            throw error
-        } catch {
-            throw SQLiteError(extendedCode: .error, message: "keying failed: \(error)")
-        }
-        try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
-        return connection
+        try Connection.keyed(files.database, keys: keys, readOnly: true)
     }
 
     /// Closes `connection` without letting SQLite checkpoint the write-ahead log into the

@@ -28,7 +28,7 @@ struct VaultVerifier {
         do {
             connection = try diagnosis.openReadOnly()
         } catch {
-            throw VaultOpener.classify(error, files: files)
+            throw CorruptionDiagnosis.classify(error, files: files)
         }
         // A page cache that holds the whole file (up to 64 MiB): the page scan decrypts and
         // authenticates every page once, and the structural and record checks after it read
@@ -64,7 +64,7 @@ struct VaultVerifier {
             } catch let error as VaultError {
                 throw error
             } catch {
-                throw .invalidArgument("\(error)")
+                throw .internalFault("verify: \(error)")
             }
         }
         let elapsed = started.duration(to: .now)

@@ -41,7 +41,7 @@ enum VaultWiper {
         do {
             if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) { try keys.destroyKey() }
         } catch {
-            throw .keyProvider(error)
+            throw VaultError(error, existingVault: false)
         }
         do {
             for path in files.wipeOrder {

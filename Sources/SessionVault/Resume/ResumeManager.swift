@@ -422,6 +422,8 @@ public actor ResumeManager {
         // detail that says why, until the configuration is fixed; every byte is left as it was.
         case VaultError.misconfigured, VaultError.keyProvider(.misconfigured):
             return .unavailable(retryAfter: 60, detail: "\(error)")
+        // Everything else, `internalFault` included: the store was not shown to be damaged, so
+        // it is "not now", never a wipe.
         default:
             return .unavailable(retryAfter: 1, detail: "\(error)")
         }

@@ -2,6 +2,11 @@ import CSQLCipher
 
 /// An SQLite result code (primary or extended), with named constants so callers can write
 /// `catch ResultCode.busy` instead of comparing raw integers.
+///
+/// Matching (`~=`, so `catch` and `switch`): a primary-code pattern (`.ioError`) matches that
+/// code and every extended code built on it (`.ioErrorShortRead`, `.ioErrorFsync`); an
+/// extended-code pattern matches only itself. Switch on `SQLiteError.extendedCode` and list the
+/// extended patterns before their primary one, which then catches the rest.
 public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The C result code.
     public let rawValue: Int32
@@ -48,14 +53,72 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// `SQLITE_DONE`: a statement has finished.
     public static let done = ResultCode(rawValue: SQLITE_DONE)
 
+    // Extended codes the library meets. Built from their primary code as sqlite3.h defines them
+    // (`primary | (n << 8)`), so they exist whatever SQLCipher release the headers come from.
+
+    /// `SQLITE_IOERR_READ`: a read from the file failed.
+    public static let ioErrorRead = extended(.ioError, 1)
+    /// `SQLITE_IOERR_SHORT_READ`: a read returned fewer bytes than a page: the file ends early.
+    public static let ioErrorShortRead = extended(.ioError, 2)
+    /// `SQLITE_IOERR_WRITE`: a write to the file failed.
+    public static let ioErrorWrite = extended(.ioError, 3)
+    /// `SQLITE_IOERR_FSYNC`: flushing the file to storage failed.
+    public static let ioErrorFsync = extended(.ioError, 4)
+    /// `SQLITE_IOERR_TRUNCATE`: truncating the file failed.
+    public static let ioErrorTruncate = extended(.ioError, 6)
+    /// `SQLITE_IOERR_FSTAT`: reading the file's status failed.
+    public static let ioErrorFstat = extended(.ioError, 7)
+    /// `SQLITE_IOERR_LOCK`: taking or releasing a file lock failed.
+    public static let ioErrorLock = extended(.ioError, 15)
+    /// `SQLITE_IOERR_SHMOPEN`: the shared-memory file (`-shm`) cannot be opened.
+    public static let ioErrorSharedMemoryOpen = extended(.ioError, 18)
+    /// `SQLITE_IOERR_SHMSIZE`: the shared-memory file cannot be grown.
+    public static let ioErrorSharedMemorySize = extended(.ioError, 19)
+    /// `SQLITE_BUSY_RECOVERY`: another connection is recovering the write-ahead log.
+    public static let busyRecovery = extended(.busy, 1)
+    /// `SQLITE_BUSY_SNAPSHOT`: a read transaction's snapshot is older than the last commit, so it
+    /// cannot become a write transaction.
+    public static let busySnapshot = extended(.busy, 2)
+    /// `SQLITE_CORRUPT_VTAB`: a virtual table's content is malformed.
+    public static let corruptVirtualTable = extended(.corrupt, 1)
+    /// `SQLITE_CORRUPT_SEQUENCE`: the `sqlite_sequence` table is malformed.
+    public static let corruptSequence = extended(.corrupt, 2)
+    /// `SQLITE_CORRUPT_INDEX`: an index disagrees with its table.
+    public static let corruptIndex = extended(.corrupt, 3)
+    /// `SQLITE_CANTOPEN_ISDIR`: the path names a directory.
+    public static let cantOpenIsDirectory = extended(.cantOpen, 2)
+    /// `SQLITE_CANTOPEN_FULLPATH`: the path cannot be made absolute.
+    public static let cantOpenFullPath = extended(.cantOpen, 3)
+    /// `SQLITE_READONLY_RECOVERY`: the write-ahead log needs recovery and the connection cannot write.
+    public static let readOnlyRecovery = extended(.readOnly, 1)
+    /// `SQLITE_READONLY_CANTLOCK`: a read-only connection cannot take the shared-memory lock.
+    public static let readOnlyCantLock = extended(.readOnly, 2)
+    /// `SQLITE_READONLY_DBMOVED`: the database file was renamed or unlinked under the connection.
+    public static let readOnlyDatabaseMoved = extended(.readOnly, 4)
+
+    /// The extended code `number` of `primary`, as sqlite3.h builds it.
+    private static func extended(_ primary: ResultCode, _ number: Int32) -> ResultCode {
+        ResultCode(rawValue: primary.rawValue | (number << 8))
+    }
+
+    /// Whether this is a primary code (no extended bits).
+    public var isPrimary: Bool { rawValue == primary.rawValue }
+
     public var description: String {
         let text = sqlite3_errstr(rawValue).map { String(cString: $0) } ?? "unknown"
         return "\(rawValue) (\(text))"
     }
 
-    /// Matches an error against a primary code: `catch ResultCode.busy`.
+    /// Matches a code against a pattern: a primary pattern matches its primary code and every
+    /// extended code built on it; an extended pattern matches only itself.
+    public static func ~= (pattern: ResultCode, code: ResultCode) -> Bool {
+        pattern.isPrimary ? code.primary == pattern : code == pattern
+    }
+
+    /// Matches an error's extended code against a pattern (see the code matching above):
+    /// `catch ResultCode.busy` catches `busySnapshot` too; `catch ResultCode.busySnapshot` only it.
     public static func ~= (pattern: ResultCode, error: any Error) -> Bool {
         guard let error = error as? SQLiteError else { return false }
-        return error.code.primary == pattern.primary
+        return pattern ~= error.extendedCode
     }
 }

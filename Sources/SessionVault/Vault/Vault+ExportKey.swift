@@ -21,6 +21,6 @@ extension Vault {
         }
         // The same key acquisition and key-check-value comparison as every open.
         let keys = try VaultOpener(files: files, keyProvider: provider, now: Date(), create: false).unlock(header)
-        do { return try keys.databaseRawKey } catch { throw .crypto((error as? CryptoError) ?? .secureAllocationFailed(bytes: 67)) }
+        do { return try keys.databaseRawKey } catch { throw .crypto(error) }
     }
 }

@@ -28,7 +28,8 @@ extension Vault {
         }
         let connection = try liveConnection()
         let root: RootKey
-        do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw .keyProvider(error) }
+        // The new key's provider may be a keystore that is locked right now: "not now", like at open.
+        do { root = try newKeys.rootKey(recorded: nil, create: true) } catch { throw VaultError(error, existingVault: false) }
         let fresh: VaultKeys
         do { fresh = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         guard fresh.keyCheckValue != keys.keyCheckValue else { throw .invalidArgument("the new key is the current key") }
@@ -116,11 +117,9 @@ extension Vault {
 
     /// Opens the re-encrypted copy with a connection of its own, exactly as `VaultOpener` will.
     private func checkCopyOpens(_ path: String, keys: VaultKeys, generation: UInt64) throws {
-        let check = try Connection(path: path, create: false, readOnly: true)
-        try keys.databaseRawKey.withUnsafeBytes { try check.key($0) }
-        try check.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+        let check = try Connection.keyed(path, keys: keys, readOnly: true)
         guard try check.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1") == Int64(generation) else {
-            throw VaultError.invalidArgument("the re-encrypted copy does not read back as written; rekey abandoned")
+            throw VaultError.internalFault("the re-encrypted copy does not read back as written; rekey abandoned")
         }
     }
 

@@ -365,13 +365,13 @@ extension Vault {
         switch error {
         case let error as VaultError: return error
         case let error as SQLiteError where error.isOutOfSpace: return .storageFull(error.description)
-        case let error as SQLiteError: return VaultOpener.classify(error, files: files)
+        case let error as SQLiteError: return CorruptionDiagnosis.classify(error, files: files)
         case is PageAuthenticationFailure:
             return .corrupted(CorruptionReason(.damagedPage, "a page read after a change failed authentication (HMAC)"))
         case let error as CorruptionReason: return .corrupted(error)
         case let error as FileIOError: return .io(error)
         case let error as CryptoError: return .crypto(error)
-        default: return .invalidArgument("\(error)")
+        default: return .internalFault("\(error)")
         }
     }
 

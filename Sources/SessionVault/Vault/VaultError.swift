@@ -37,8 +37,12 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case staleSession
     /// The vault was closed or wiped.
     case closed
-    /// An argument is out of range.
+    /// An argument is out of range: the caller's mistake.
     case invalidArgument(String)
+    /// A fault inside the library, not the caller's and not the store's: an error of a kind the
+    /// operation cannot produce, or a check of its own work that failed (a re-encrypted copy
+    /// that does not read back). Nothing was committed by the failed operation; report it.
+    case internalFault(String)
     /// A refresh answer names another subject than the session it refreshed: nothing was stored.
     case subjectMismatch
 
@@ -59,6 +63,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .staleSession: return "the session changed meanwhile; result dropped"
         case .closed: return "the vault is closed"
         case .invalidArgument(let detail): return "invalid argument: \(detail)"
+        case .internalFault(let detail): return "internal fault in SessionVault (not the caller's): \(detail)"
         case .subjectMismatch: return "the refresh response is for another subject; nothing stored"
         }
     }

@@ -102,16 +102,7 @@ struct VaultOpener {
         do {
             root = try keyProvider.rootKey(recorded: header.derivation, create: false)
         } catch {
-            switch error {
-            case .missing(let detail): throw .corrupted(CorruptionReason(.keyMissing, detail))
-            // A key file of ours (our magic and version) whose checksum or size is wrong no
-            // longer holds the key: it is lost as surely as if the key file were deleted. The
-            // recovery does not destroy such a file (it cannot be verified): it moves it aside.
-            // A file that is not a key file of ours is `.misconfigured` and lands below.
-            case .invalid(let detail): throw .corrupted(CorruptionReason(.keyMissing, "the key is damaged: \(detail)"))
-            case .unavailable(let detail, let retryAfter): throw .unavailable(retryAfter: retryAfter, detail: detail)
-            default: throw .keyProvider(error)
-            }
+            throw VaultError(error, existingVault: true)
         }
         let keys: VaultKeys
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
@@ -206,8 +197,7 @@ struct VaultOpener {
         do {
             root = try keyProvider.rootKey(recorded: nil, create: true)
         } catch {
-            if case .unavailable(let detail, let retryAfter) = error { throw .unavailable(retryAfter: retryAfter, detail: detail) }
-            throw .keyProvider(error)
+            throw VaultError(error, existingVault: false)
         }
         let keys: VaultKeys
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
@@ -233,7 +223,7 @@ struct VaultOpener {
                 // here: its file is left alone.
                 throw .unavailable(retryAfter: 0.5, detail: "another process created the database meanwhile")
             case let error as FileIOError: throw .io(error)
-            default: throw .invalidArgument("\(error)")
+            default: throw .internalFault("creating the vault: \(error)")
             }
         }
         let connection = try connectWaitingOutLocks(keys: keys)
@@ -248,9 +238,7 @@ struct VaultOpener {
             // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
             // journal, -wal and -shm the database file's mode, so every file stays private.
             try FileIO.createEmptyFile(files.creating)
-            let connection = try Connection(path: files.creating, create: true)
-            try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-            try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
+            let connection = try Connection.keyed(files.creating, keys: keys, create: true)
             guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
             // Rollback journal while building: the finished file is complete on its own, with no
             // log beside it under the temporary name. The first real open switches it to WAL.
@@ -267,7 +255,7 @@ struct VaultOpener {
             if error.isOutOfSpace { throw .storageFull(error.description) }
             throw .database(error)
         } catch {
-            throw .invalidArgument("\(error)")
+            throw .internalFault("\(error)")
         }
         do { try FileIO.syncFile(files.creating) } catch { throw .io(error) }
     }
@@ -299,18 +287,16 @@ struct VaultOpener {
         // itself (see there).
         var opened: Connection?
         do {
-            opened = try Connection(path: files.database, create: create)
+            // The busy timeout before the first statement: keying and the first read of page 1
+            // can meet another process's lock (a writer's checkpoint, a log recovery) and must
+            // wait, not fail. Nothing is read yet, so a failure here closes normally.
+            opened = try Connection.keyed(files.database, keys: keys, create: create, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         } catch {
-            throw Self.classify(error, files: files)
+            throw CorruptionDiagnosis.classify(error, files: files)
         }
         let failure: VaultError
         do {
             if let connection = opened {
-                // Before the first statement: keying and the first read of page 1 can meet another
-                // process's lock (a writer's checkpoint, a log recovery) and must wait, not fail.
-                connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-                try keys.databaseRawKey.withUnsafeBytes { raw in try connection.key(raw) }
-                try connection.pinCipherSettings(pageSize: VaultHeader.cipherPageSize, kdfIterations: VaultHeader.kdfIterations)
                 guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
                 // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
                 _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
@@ -323,7 +309,7 @@ struct VaultOpener {
         } catch let error as SQLiteError {
             failure = CorruptionDiagnosis(files: files, keys: keys).classify(error)
         } catch {
-            failure = .invalidArgument("\(error)")
+            failure = .internalFault("opening the database: \(error)")
         }
         // A connection that failed here has opened the write-ahead log (SQLite does so before it
         // reads page 1), and closing it normally, as the last connection, would checkpoint: the
@@ -374,30 +360,7 @@ struct VaultOpener {
         } catch let error as SQLiteError {
             throw diagnosis.classify(error)
         } catch {
-            throw .invalidArgument("\(error)")
-        }
-    }
-
-    /// Turns an SQLite failure during open or read into a taxonomy entry where it is one.
-    /// This is the quick mapping used on the write path too; the open path first asks
-    /// `CorruptionDiagnosis` for a more precise entry (truncation, the damaged page).
-    static func classify(_ error: SQLiteError, files: VaultFiles) -> VaultError {
-        let walHasContent = CorruptionDiagnosis.walHasFrames(files)
-        switch error.code {
-        case .notADatabase:
-            // Page 1 failed its HMAC, or is not SQLCipher's at all. Not the log's fault: its
-            // frames carry checksums, and a frame that fails them is ignored, not decrypted.
-            return .corrupted(CorruptionReason(.notADatabase, "\(error.message) (a page failed authentication or the file is not a database)"))
-        case .corrupt:
-            return .corrupted(CorruptionReason(walHasContent ? .damagedWAL : .structuralDamage, error.message))
-        case .busy, .locked:
-            return .unavailable(retryAfter: 0.5, detail: "the database is busy in another process")
-        case .ioError where error.extendedCode.rawValue == 522: // SQLITE_IOERR_SHORT_READ
-            return .corrupted(CorruptionReason(.truncated, error.message))
-        case .cantOpen, .permission:
-            return .unavailable(retryAfter: 1, detail: "the database cannot be opened now: \(error.message)")
-        default:
-            return .database(error)
+            throw .internalFault("\(error)")
         }
     }
 
