@@ -32,7 +32,11 @@ extension CorruptionDiagnosis {
         }
         switch error.extendedCode {
         case .busy, .locked:
-            return .unavailable(retryAfter: 0.5, detail: "the database is busy in another process")
+            // The extended code and the statement's first words tell a lock wait that ran out
+            // from a stale snapshot or a recovery; statements bind their values, so the SQL
+            // holds no secret.
+            let during = error.sql.map { " during \($0.split(separator: " ").prefix(3).joined(separator: " "))" } ?? ""
+            return .unavailable(retryAfter: 0.5, detail: "the database is busy in another process (code \(error.extendedCode.rawValue)\(during))")
         case .cantOpen, .permission:
             return .unavailable(retryAfter: 1, detail: "the database cannot be opened now: \(error.message)")
         default:

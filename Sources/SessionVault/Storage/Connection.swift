@@ -117,7 +117,7 @@ final class Connection {
 
     /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
     func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try execute(kind.rawValue)
+        try begin(kind)
         do {
             let result = try body()
             try execute("COMMIT")
@@ -127,6 +127,29 @@ final class Connection {
             // hide the error that caused it.
             if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
             throw error
+        }
+    }
+
+    /// How many busy timeouts a write transaction waits for the write lock before busy reaches
+    /// the caller.
+    static let writeLockRounds = 3
+
+    /// Starts a transaction. A write transaction that found the lock busy for a whole busy
+    /// timeout tries again, up to `writeLockRounds` times: SQLite's busy handler polls (sleeping
+    /// up to 100 ms between tries) and grants no turn, so under heavy contention a writer can
+    /// lose the lock to the others again and again. Measured: four processes storing, rotating
+    /// and signing out at once, on a loaded machine, had a writer wait its full 5 s with no
+    /// statement of its own open (ContentionTests). A lock held for good still surfaces.
+    private func begin(_ kind: TransactionKind) throws(SQLiteError) {
+        var round = 1
+        while true {
+            do {
+                try execute(kind.rawValue)
+                return
+            } catch {
+                guard kind != .deferred, error.extendedCode == .busy, round < Self.writeLockRounds else { throw error }
+                round += 1
+            }
         }
     }
 
