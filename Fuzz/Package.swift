@@ -20,7 +20,7 @@ let package = Package(
         // What every target shares: the libFuzzer hooks' bodies, seed writing, the exit report.
         .target(
             name: "FuzzSupport",
-            dependencies: [.product(name: "SessionVault", package: "SessionVault")]
+            dependencies: ["CFuzzer", .product(name: "SessionVault", package: "SessionVault")]
         ),
         // libFuzzer's driver, declared for Swift (see its header).
         .target(name: "CFuzzer"),

@@ -1,9 +1,10 @@
+import CFuzzer
 import Foundation
 @_spi(Fuzzing) import SessionVault
 
-/// What the libFuzzer hooks of every target do, apart from calling their own entry point.
+/// What every target's main.swift does, apart from naming its entry point: `run(target:_:)`.
 ///
-/// - each target's main.swift calls `start(target:)` first: with `SESSIONVAULT_FUZZ_WRITE_SEEDS=<dir>`
+/// - `start(target:)` comes first: with `SESSIONVAULT_FUZZ_WRITE_SEEDS=<dir>`
 ///   in the environment the process writes the target's seed corpus there and exits (`make
 ///   fuzz-corpus`); otherwise it registers the exit report and the scratch directory's removal.
 /// - its input callback calls `check(_:)` with its entry point's answer: a broken
@@ -11,6 +12,22 @@ import Foundation
 ///   with the input that caused it.
 public enum FuzzRun {
     nonisolated(unsafe) private static var target = ""
+    /// The target's entry point, kept here because libFuzzer's callback is a C function pointer,
+    /// which cannot capture it.
+    nonisolated(unsafe) private static var entry: ([UInt8]) -> String? = { _ in nil }
+
+    /// The whole main of a target: starts it, then hands libFuzzer a callback that feeds each
+    /// input to `entry` and `check`s its answer.
+    public static func run(target name: String, _ entry: @escaping ([UInt8]) -> String?) -> Never {
+        start(target: name)
+        Self.entry = entry
+        var arguments = CommandLine.argc
+        var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&arguments, &values) { data, size in
+            FuzzRun.check(FuzzRun.entry(FuzzRun.bytes(data, size)))
+            return 0
+        })
+    }
 
     /// Called first by each target with the target's name (see above).
     public static func start(target name: String) {
