@@ -54,7 +54,8 @@ public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
             key = fresh
             return RootKey(bytes: fresh)
         } catch {
-            throw .crypto((error as? CryptoError) ?? .secureAllocationFailed(bytes: RootKey.byteCount))
+            // `random(count:)` throws `CryptoError` (typed), so `error` is one.
+            throw .crypto(error)
         }
     }
 }
