@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -114,11 +114,16 @@ check-api: deps
 	python3 scripts/api_listing.py check
 
 # No Linux-only call in the library outside an #if branch that has an Apple counterpart.
+# The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
+# Forensics < Resume < Fuzzing): fails when a lower folder names a type declared in a higher one.
+check-layers:
+	python3 scripts/layer_check.py
+
 check-portability:
 	python3 scripts/check-portability.py Sources/SessionVault
 
 # What CI runs besides the test legs.
-check: check-portability check-api docs check-readme
+check: check-portability check-layers check-api docs check-readme
 
 # libFuzzer targets (Fuzz/, their own package: see Fuzz/Package.swift), each run for
 # FUZZ_SECONDS on a copy of its committed corpus (Fuzz/Corpus/<target>, never grown by a run)

@@ -23,7 +23,7 @@ extension CorruptionRecovery {
             await vault.close()
 
             let columns = ["v.generation", "v.vault_id", "v.biometric_preference", "v.current_session_id"]
-                + StateSeal.sessionColumns.map { "s.\($0)" }
+                + StateSeal.sessionColumns.map { "s.\($0.rawValue)" }
             let selected = columns.map { "typeof(\($0)), hex(\($0)), \($0)" }.joined(separator: ", ")
             let raw = try fixture.raw()
             let statement = try raw.prepare("""
@@ -53,7 +53,7 @@ extension CorruptionRecovery {
             #expect(stored == expected, "the seal is the documented encoding's tag")
             // The launch checks the seal on the session row it reads anyway: every sealed column
             // must be among the ones it selects.
-            #expect(!SessionRow.sealedColumnIndices.contains(-1) && SessionRow.sealedColumnIndices.count == StateSeal.sessionColumns.count)
+            #expect(!SessionRecord.sealedColumnPositions.contains(-1) && SessionRecord.sealedColumnPositions.count == StateSeal.sessionColumns.count)
         }
     }
 }

@@ -139,9 +139,11 @@ public struct KeyFileProvider: KeyProvider {
     }
 
     private func writeNewKey() throws(KeyProviderError) -> SecretBytes {
+        let key: SecretBytes
+        let file: SecretBytes
         do {
-            let key = try SecretBytes.random(count: RootKey.byteCount)
-            let file = try SecretBytes(count: Self.fileSize) { buffer in
+            key = try SecretBytes.random(count: RootKey.byteCount)
+            file = try SecretBytes(count: Self.fileSize) { buffer in
                 guard let base = buffer.baseAddress else { return }
                 base.copyMemory(from: Self.magic, byteCount: Self.magic.count)
                 buffer[Self.magic.count] = Self.version
@@ -150,16 +152,18 @@ public struct KeyFileProvider: KeyProvider {
                 }
                 crypto_generichash(base + Self.checksumOffset, 16, base, UInt64(Self.checksumOffset), nil, 0)
             }
-            try file.withUnsafeBytes { bytes in
+        } catch {
+            throw .crypto(error)
+        }
+        do {
+            try file.withUnsafeBytes { (bytes) throws(FileIOError) in
                 try FileIO.writeAtomically(path, bytes: bytes, mode: 0o600, overwrite: false)
             }
-            return key
-        } catch let error as FileIOError {
+        } catch {
             if error.errno == EEXIST { throw .invalid("\(path) already exists; refusing to overwrite a key file") }
             throw .writeFailed(error)
-        } catch {
-            throw KeyProviderError(wrapping: error)
         }
+        return key
     }
 }
 

@@ -20,17 +20,17 @@ enum StateSeal {
     static let migrationVersion = 6
 
     /// The session columns covered, in this order (never reordered: the tag depends on it).
-    static let sessionColumns = [
-        "id", "issuer", "subject", "tenant", "email", "display_name", "roles_json", "metadata_json", "active_subject",
-        "active_subject_proof", "token_type", "scope", "refresh_token", "access_token", "refresh_fingerprint",
-        "access_fingerprint", "access_expires_at", "server_expires_at", "refresh_expires_at", "issued_at",
-        "absolute_deadline", "biometric_enabled", "biometric_domain_state", "token_version", "created_at",
+    static let sessionColumns: [SessionRecord.Column] = [
+        .id, .issuer, .subject, .tenant, .email, .displayName, .rolesJSON, .metadataJSON, .activeSubject,
+        .activeSubjectProof, .tokenType, .scope, .refreshToken, .accessToken, .refreshFingerprint,
+        .accessFingerprint, .accessExpiresAt, .serverExpiresAt, .refreshExpiresAt, .issuedAt,
+        .absoluteDeadline, .biometricEnabled, .biometricDomainState, .tokenVersion, .createdAt,
     ]
 
     private static func select(_ schema: String) -> String {
         """
         SELECT v.generation, v.vault_id, v.biometric_preference, v.current_session_id, v.state_mac,
-            \(sessionColumns.map { "s.\($0)" }.joined(separator: ", "))
+            \(sessionColumns.map { "s.\($0.rawValue)" }.joined(separator: ", "))
         FROM \(schema).vault_state v LEFT JOIN \(schema).sessions s ON s.id = v.current_session_id
         WHERE v.singleton = 1
         """

@@ -127,12 +127,12 @@ struct VaultVerifier {
     /// Every session row: its invariants, and both sealed tokens opened and matched against
     /// their fingerprints (a seal moved to another row, column or version does not open).
     private func records(_ connection: Connection) throws(SQLiteError) -> [VerificationFinding] {
-        let statement = try connection.prepare("SELECT \(SessionRow.columns) FROM sessions")
+        let statement = try connection.prepare("SELECT \(SessionRecord.selectList) FROM sessions")
         var findings: [VerificationFinding] = []
         while try statement.step() {
             let id = statement.text(0)
             do {
-                let row = try SessionRow(statement)
+                let row = try SessionRecord(reading: statement)
                 _ = try row.openTokens(with: keys)
             } catch {
                 findings.append(VerificationFinding(kind: error.kind, detail: error.detail, table: "sessions", sessionID: id))

@@ -6,25 +6,25 @@ public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Random id of this sign-in (32 hex digits).
     public let id: String
     /// Who signed in, as the token response said (see `SessionIdentity`).
-    public let identity: SessionIdentity
+    public internal(set) var identity: SessionIdentity
     /// The delegated (e.g. caregiver → patient) subject the user currently acts for, if any.
     public let activeSubject: String?
     /// The token type the server stated, normally `bearer`.
-    public let tokenType: String
+    public internal(set) var tokenType: String
     /// The scope the server granted, when it stated one.
-    public let scope: String?
+    public internal(set) var scope: String?
     /// The refresh token's fingerprint: the only form in which it is ever shown. Nil when the
     /// server issued no refresh token.
-    public let refreshTokenFingerprint: Fingerprint?
+    public internal(set) var refreshTokenFingerprint: Fingerprint?
     /// The cached access token's fingerprint.
-    public let accessTokenFingerprint: Fingerprint?
+    public internal(set) var accessTokenFingerprint: Fingerprint?
     /// Local time the access token expires: receipt time + `expires_in`.
-    public let accessExpiresAt: Date?
+    public internal(set) var accessExpiresAt: Date?
     /// The server's own `expires_at`, kept for reference (server clock).
-    public let serverExpiresAt: Date?
+    public internal(set) var serverExpiresAt: Date?
     /// When the refresh token expires: the server's `refresh_expires_in`, or the policy's
     /// `refreshTokenLifetime` when the server states none.
-    public let refreshExpiresAt: Date?
+    public internal(set) var refreshExpiresAt: Date?
     /// When the first token of this sign-in was received.
     public let issuedAt: Date
     /// Past this the session is over whatever the tokens say (tenant absolute lifetime).
@@ -35,9 +35,9 @@ public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     public let biometricEnabled: Bool
     /// Grows with every token change; refresh results are committed only against the version
     /// they were started from (compare-and-swap).
-    public let tokenVersion: Int64
+    public internal(set) var tokenVersion: Int64
     /// Set while a refresh is in flight (durably, before the network call).
-    public let refreshPendingSince: Date?
+    public internal(set) var refreshPendingSince: Date?
 
     /// Whether a refresh token is stored.
     public var hasRefreshToken: Bool { refreshTokenFingerprint != nil }

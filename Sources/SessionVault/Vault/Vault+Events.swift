@@ -24,7 +24,7 @@ extension Vault {
         do {
             version = try connection.scalarInt("PRAGMA data_version") ?? 0
         } catch {
-            throw mapWriteError(error)
+            throw VaultError(underlying: error, files: files)
         }
         guard version != lastDataVersion else { return }
         let before = state

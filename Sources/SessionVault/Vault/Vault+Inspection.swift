@@ -20,10 +20,10 @@ extension Vault {
             let migrations = try Migrator().applied(in: connection)
             let stateRow = currentStateRow
             var sessions: [VaultInspection.SessionEntry] = []
-            let statement = try connection.prepare("SELECT \(SessionRow.columns) FROM sessions ORDER BY issued_at, id")
+            let statement = try connection.prepare("SELECT \(SessionRecord.selectList) FROM sessions ORDER BY issued_at, id")
             try statement.bind([])
             while try statement.step() {
-                let row = try SessionRow(statement)
+                let row = try SessionRecord(reading: statement)
                 let snapshot = VaultSnapshot.session(row.session, lastWallClock: stateRow.lastWallClock,
                                                      serverClockOffset: stateRow.serverClockOffset)
                 sessions.append(VaultInspection.SessionEntry(
@@ -41,11 +41,11 @@ extension Vault {
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)
         } catch let error as MigrationError {
             switch error {
-            case .sqlite(let sqliteError): throw mapWriteError(sqliteError)
+            case .sqlite(let sqliteError): throw VaultError(underlying: sqliteError, files: files)
             default: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
             }
         } catch {
-            throw mapWriteError(error)
+            throw VaultError(underlying: error, files: files)
         }
     }
 
@@ -57,7 +57,7 @@ extension Vault {
         do {
             return try readAuditEvents(connection, limit: limit)
         } catch {
-            throw mapWriteError(error)
+            throw VaultError(underlying: error, files: files)
         }
     }
 

@@ -64,7 +64,7 @@ extension Vault {
             }
         } catch {
             try? FileIO.removeIfPresent(copy)
-            throw mapWriteError(error)
+            throw VaultError(underlying: error, files: files)
         }
         do {
             // Before the switch point: the copy must open the way every later open will
@@ -72,7 +72,7 @@ extension Vault {
             try checkCopyOpens(copy, keys: fresh, generation: generation)
         } catch {
             try? FileIO.removeIfPresent(copy)
-            throw mapWriteError(error)
+            throw VaultError(underlying: error, files: files)
         }
         do {
             try FileIO.syncFile(copy)
@@ -125,24 +125,18 @@ extension Vault {
 
     /// Re-seals every stored token of the attached copy under the new keys.
     private func resealTokens(_ connection: Connection, into fresh: VaultKeys) throws {
-        let rows = try connection.prepare("SELECT \(SessionRow.columns) FROM rekeyed.sessions")
+        let rows = try connection.prepare("SELECT \(SessionRecord.selectList) FROM rekeyed.sessions")
         try rows.bind([])
-        var updates: [(id: String, refresh: [UInt8]?, access: [UInt8]?, refreshFP: Fingerprint?, accessFP: Fingerprint?)] = []
+        var resealed: [SessionRecord] = []
         while try rows.step() {
-            let row = try SessionRow(rows)
-            let tokens = try row.openTokens(with: keys)
-            let version = row.session.tokenVersion
-            func seal(_ token: Token?, _ column: TokenColumn) -> [UInt8]? {
-                token.map { FieldCipher.seal($0.secret, key: fresh.fieldKey, associatedData: column.associatedData(sessionID: row.session.id, tokenVersion: version)) }
-            }
-            updates.append((row.session.id, seal(tokens.refresh, .refreshToken), seal(tokens.access, .accessToken),
-                            tokens.refresh.map { fresh.fingerprint(of: $0.secret) }, tokens.access.map { fresh.fingerprint(of: $0.secret) }))
+            let record = try SessionRecord(reading: rows)
+            let tokens = try record.openTokens(with: keys)
+            resealed.append(record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
+                                                           tokenVersion: record.session.tokenVersion, keys: fresh)))
         }
         rows.reset()
-        for update in updates {
-            try connection.run("UPDATE rekeyed.sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ? WHERE id = ?",
-                               [update.refresh.sqlValue, update.access.sqlValue, update.refreshFP.map { .text($0.hex) } ?? .null,
-                                update.accessFP.map { .text($0.hex) } ?? .null, .text(update.id)])
+        for record in resealed {
+            _ = try record.update(SessionRecord.tokenColumns, in: connection, schema: "rekeyed")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the vault holds right now, as read at open and kept current by every write.
 struct VaultState {
-    var current: SessionRow?
+    var current: SessionRecord?
     var tokens: StoredTokens
     var generation: UInt64
     var lastWallClock: Date
@@ -65,14 +65,14 @@ struct VaultState {
         let storedSeal = stateRow.blob(7)
         stateRow.reset()
         if let currentID {
-            let sessionRow = try connection.cached(SessionRow.selectByID)
+            let sessionRow = try connection.cached(SessionRecord.selectByID)
             try sessionRow.bind([.text(currentID)])
             defer { sessionRow.reset() }
             guard try sessionRow.step() else {
                 throw CorruptionReason(.invariantViolation, "the current session \(currentID) does not exist")
             }
-            for column in SessionRow.sealedColumnIndices { sessionRow.withRawColumn(column) { sealed.append($0) } }
-            let row = try SessionRow(sessionRow)
+            for column in SessionRecord.sealedColumnPositions { sessionRow.withRawColumn(column) { sealed.append($0) } }
+            let row = try SessionRecord(reading: sessionRow)
             state.tokens = try row.openTokens(with: keys)
             state.current = row
         } else {

@@ -183,8 +183,7 @@ enum Scenarios {
     static func sealMovedToAnotherRow() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
         let other = "ffeeddccbbaa99887766554433221100"
-        let columns = SessionRow.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            + ["active_subject_proof", "created_at"]
+        let columns = SessionRecord.Column.allCases.map(\.rawValue)
         let copied = columns.map { $0 == "id" ? "'\(other)'" : $0 }.joined(separator: ", ")
         try fixture.raw().execute("""
             INSERT INTO sessions (\(columns.joined(separator: ", "))) SELECT \(copied) FROM sessions;
@@ -197,8 +196,7 @@ enum Scenarios {
     static func sealMovedInAnOldRow() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
         let other = "0f0e0d0c0b0a09080706050403020100"
-        let columns = SessionRow.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            + ["active_subject_proof", "created_at"]
+        let columns = SessionRecord.Column.allCases.map(\.rawValue)
         let copied = columns.map { $0 == "id" ? "'\(other)'" : $0 }.joined(separator: ", ")
         try fixture.raw().execute("INSERT INTO sessions (\(columns.joined(separator: ", "))) SELECT \(copied) FROM sessions")
         return fixture

@@ -9,7 +9,3 @@ protocol CryptoFailureCarrying: Error {
 extension CryptoError: CryptoFailureCarrying {
     init(cryptoFailure failure: CryptoError) { self = failure }
 }
-
-extension KeyProviderError: CryptoFailureCarrying {
-    init(cryptoFailure failure: CryptoError) { self = .crypto(failure) }
-}

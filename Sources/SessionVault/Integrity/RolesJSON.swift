@@ -1,12 +1,17 @@
 import Foundation
 
-/// Reads the `roles_json` column: a JSON array of strings.
+/// The `roles_json` column: a JSON array of strings.
 ///
 /// The library writes it with JSONEncoder, so it is almost always plain `["a","b"]` with no
 /// escapes; that form is split directly (verify reads it for every stored session, and a full
 /// JSON parse was a large share of that pass). Anything else (escapes, non-ASCII, odd spacing)
 /// goes through JSONSerialization, so the answer is the same either way.
 enum RolesJSON {
+    /// The column's text for `roles`, as JSONEncoder writes it.
+    static func encode(_ roles: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(roles)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
     static func decode(_ text: String) -> [String]? {
         if let fast = decodePlain(text) { return fast }
         return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]

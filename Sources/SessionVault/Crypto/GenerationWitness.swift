@@ -32,10 +32,11 @@ struct GenerationWitness: Equatable {
         return GenerationWitness(vaultID: Array(record[6..<22]), generation: generation)
     }
 
-    /// Stores `state`'s generation with the provider, best effort: a provider that cannot store
-    /// it now leaves the record lagging, which is accepted.
-    static func store(_ state: VaultState, keys: VaultKeys, in provider: any KeyProvider) {
-        guard let vaultID = state.vaultID else { return }
-        try? provider.storeGenerationRecord(GenerationWitness(vaultID: vaultID, generation: state.generation).encoded(keys: keys))
+    /// Stores `generation` with the provider, best effort: a provider that cannot store it now
+    /// leaves the record lagging, which is accepted. A vault without an id (sealed schema not yet
+    /// reached) has no record to keep.
+    static func store(vaultID: [UInt8]?, generation: UInt64, keys: VaultKeys, in provider: any KeyProvider) {
+        guard let vaultID else { return }
+        try? provider.storeGenerationRecord(GenerationWitness(vaultID: vaultID, generation: generation).encoded(keys: keys))
     }
 }

@@ -1,0 +1,41 @@
+extension SessionRecord {
+    /// The columns of `sessions` (Migrations/0001), each named once. Every statement this type
+    /// builds selects or writes them in this order, so a column's place in a row follows from
+    /// its name; a new column is a case here and a line in `SessionRecord.init(reading:)` and
+    /// `value(of:)`, nowhere else.
+    enum Column: String, CaseIterable {
+        case id
+        case issuer
+        case subject
+        case tenant
+        case email
+        case displayName = "display_name"
+        case rolesJSON = "roles_json"
+        case metadataJSON = "metadata_json"
+        case activeSubject = "active_subject"
+        case activeSubjectProof = "active_subject_proof"
+        case tokenType = "token_type"
+        case scope
+        case refreshToken = "refresh_token"
+        case accessToken = "access_token"
+        case refreshFingerprint = "refresh_fingerprint"
+        case accessFingerprint = "access_fingerprint"
+        case accessExpiresAt = "access_expires_at"
+        case serverExpiresAt = "server_expires_at"
+        case refreshExpiresAt = "refresh_expires_at"
+        case issuedAt = "issued_at"
+        case absoluteDeadline = "absolute_deadline"
+        case lastActiveAt = "last_active_at"
+        case biometricEnabled = "biometric_enabled"
+        case biometricDomainState = "biometric_domain_state"
+        case tokenVersion = "token_version"
+        case refreshPendingSince = "refresh_pending_since"
+        case createdAt = "created_at"
+
+        /// Where the column sits in a row selected with `SessionRecord.selectList`.
+        var position: Int32 { Self.positions[self] ?? -1 }
+
+        private static let positions: [Column: Int32] =
+            Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($0.element, Int32($0.offset)) })
+    }
+}

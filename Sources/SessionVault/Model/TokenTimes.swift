@@ -1,0 +1,31 @@
+import Foundation
+
+/// Expiry times of a token response, computed against the local time of receipt.
+struct TokenTimes {
+    let accessExpiresAt: Int64?
+    let serverExpiresAt: Int64?
+    let refreshExpiresAt: Int64
+    let absoluteDeadline: Int64?
+
+    // Saturating arithmetic throughout: the inputs are a server's numbers (range-checked by
+    // `TokenResponse.checkRanges`, but a caller may build a response by hand), the app's clock
+    // and its policy; none of them may trap the process after a refresh token was spent.
+    init(_ response: TokenResponse, receivedAt now: Date, policy: ResumePolicy, serverClockOffset: TimeInterval) {
+        let receipt = now.unixMilliseconds
+        if let expiresIn = response.expiresIn {
+            accessExpiresAt = UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: expiresIn))
+        } else if let expiresAt = response.expiresAt {
+            // Only a server time is known: move it onto the local clock.
+            accessExpiresAt = UnixMilliseconds.sum(UnixMilliseconds.from(seconds: expiresAt), -UnixMilliseconds.from(seconds: serverClockOffset))
+        } else {
+            accessExpiresAt = nil
+        }
+        serverExpiresAt = response.expiresAt.map { UnixMilliseconds.from(seconds: $0) }
+        // Never before the receipt: the next open refuses a refresh expiry before the issue time
+        // as damage (`SessionRecord.checkInvariants`), so what is written here must satisfy it.
+        let refreshLifetime = response.refreshExpiresIn.map { UnixMilliseconds.from(seconds: $0) }
+            ?? UnixMilliseconds.from(seconds: policy.refreshTokenLifetime)
+        refreshExpiresAt = UnixMilliseconds.sum(receipt, max(refreshLifetime, 0))
+        absoluteDeadline = policy.absoluteLifetime.map { UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: $0)) }
+    }
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Fails when a lower layer of the library names a type declared in a higher one.
+
+The layers are the folders of Sources/SessionVault, bottom to top, as ARCHITECTURE.md draws them.
+A file may name types of its own folder and of folders below it, never above: the way swift-nio's
+NIOCore never imports NIOPosix, only here inside one module, where the compiler cannot hold the
+line for us.
+
+A "type" is every struct, enum, class, actor, protocol and typealias declared at the top level of a
+file, or nested in an `extension` of one (which is reached through its parent's name anyway). A file
+names a type when the identifier appears in its code outside comments and string literals; an
+`extension T` in a lower folder names T too. What it cannot see: a member that a higher folder adds
+to a lower type through an extension, called by a lower folder without naming the higher type.
+
+Usage: layer_check.py [--explain]   (exit 0 when every arrow points down, 1 otherwise)
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "Sources" / "SessionVault"
+
+# Bottom to top. Fuzzing is the SPI harness over everything; Forensics reads files beside a vault
+# for the CLI and sits with the vault layer's read side.
+LAYERS = ["Secrets", "Model", "Storage", "Crypto", "Integrity", "Vault", "Forensics", "Resume", "Fuzzing"]
+
+DECLARATION = re.compile(
+    r"^(?:(?:public|package|internal|fileprivate|private|final|indirect|nonisolated|@\w+(?:\([^)]*\))?)\s+)*"
+    r"(?:struct|enum|class|actor|protocol|typealias)\s+([A-Z][A-Za-z0-9_]*)"
+)
+IDENTIFIER = re.compile(r"\b[A-Z][A-Za-z0-9_]*\b")
+
+
+def strip_comments_and_strings(text: str) -> str:
+    """Blanks comments and string literals so that prose naming a type is not a dependency."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif text.startswith('"""', i):
+            j = text.find('"""', i + 3)
+            i = n if j < 0 else j + 3
+            out.append('""')
+        elif text[i] == '"':
+            j = i + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            out.append('""')
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def top_level_declarations(code: str):
+    """Types declared at brace depth 0, or at depth 1 inside an extension."""
+    depth = 0
+    in_extension = False
+    for line in code.splitlines():
+        stripped = line.strip()
+        if depth == 0:
+            in_extension = bool(re.match(r"^(?:(?:public|package|internal|private|fileprivate)\s+)?extension\b", stripped))
+        match = DECLARATION.match(stripped)
+        if match and (depth == 0 or (depth == 1 and in_extension)):
+            yield match.group(1)
+        depth += line.count("{") - line.count("}")
+
+
+def main() -> int:
+    files = {}
+    owner = {}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.swift")):
+            code = strip_comments_and_strings(path.read_text())
+            files[path] = (layer, code)
+            for name in top_level_declarations(code):
+                owner.setdefault(name, set()).add(layer)
+    unknown = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name not in LAYERS and not p.name.endswith(".docc"))
+    if unknown:
+        print(f"layer_check: folders with no place in the layer list: {', '.join(unknown)}")
+        return 1
+    rank = {layer: index for index, layer in enumerate(LAYERS)}
+    violations = []
+    for path, (layer, code) in files.items():
+        named = set(IDENTIFIER.findall(code))
+        for name in sorted(named):
+            layers = owner.get(name)
+            if not layers or layer in layers:
+                continue
+            lowest = min(layers, key=rank.get)
+            if rank[lowest] > rank[layer]:
+                violations.append((path.relative_to(ROOT.parent.parent), layer, name, lowest))
+    for path, layer, name, higher in violations:
+        print(f"{path}: {layer} names {name}, declared in {higher} above it")
+    if violations:
+        print(f"layer_check: {len(violations)} arrow(s) point up; layers bottom to top: {' < '.join(LAYERS)}")
+        return 1
+    print(f"layer_check: {len(files)} files, every arrow points down ({' < '.join(LAYERS)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
