@@ -52,16 +52,16 @@ enum StateSeal {
         return (keys.integrityTag(label, message.bytes), statement.blob(4))
     }
 
-    /// Writes the seal for the state as it is now inside the caller's transaction.
+    /// Writes the seal for the state as it is now inside the caller's transaction. A vault with
+    /// no state row has nothing to seal: the read that follows every write, and every open,
+    /// report that row missing (`VaultState.load`).
     /// - Parameter assigningID: the migration that introduces the seal gives the vault its id.
-    static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws {
+    static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws(SQLiteError) {
         if assigningID {
             try connection.run("UPDATE \(schema).vault_state SET vault_id = ? WHERE singleton = 1 AND vault_id IS NULL",
                                [.blob(Sodium.randomBytes(16))])
         }
-        guard let tags = try tags(connection, keys: keys, schema: schema) else {
-            throw CorruptionReason(.invariantViolation, "the vault_state row is missing")
-        }
+        guard let tags = try tags(connection, keys: keys, schema: schema) else { return }
         try connection.run("UPDATE \(schema).vault_state SET state_mac = ? WHERE singleton = 1", [.blob(tags.expected)])
     }
 

@@ -12,6 +12,7 @@ extension VaultError {
         case is PageAuthenticationFailure:
             self = .corrupted(CorruptionReason(.damagedPage, "a page read after a change failed authentication (HMAC)"))
         case let error as CorruptionReason: self = .corrupted(error)
+        case let error as MigrationError: self = VaultError(error) { CorruptionDiagnosis.classify($0, files: files) }
         case let error as FileIOError: self = .io(error)
         case let error as CryptoError: self = .crypto(error)
         default: self = .internalFault("\(error)")

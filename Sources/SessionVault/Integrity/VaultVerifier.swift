@@ -61,8 +61,6 @@ struct VaultVerifier {
             } catch let error as SQLiteError {
                 guard let finding = diagnosis.finding(for: error) else { throw diagnosis.classify(error) }
                 findings.append(finding)
-            } catch let error as VaultError {
-                throw error
             } catch {
                 throw .internalFault("verify: \(error)")
             }
@@ -117,7 +115,7 @@ struct VaultVerifier {
             // A newer library's schema this one may not read: the open sets such a vault aside
             // before verify can run; reached only by a file changed while open.
             case .futureSchema, .newerFormat: kind = .futureSchema
-            case .malformedHistory, .sqlite, .completionFailed: kind = .structuralDamage
+            case .malformedHistory, .sqlite: kind = .structuralDamage
             }
             return [VerificationFinding(kind: kind, detail: error.description, table: "schema_migrations")]
         }

@@ -115,18 +115,30 @@ final class Connection {
         return try statement.step() ? statement.optionalInt64(0) : nil
     }
 
-    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
-    func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try begin(kind)
-        do {
+    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws. A failed
+    /// BEGIN or COMMIT is thrown as the body's own error type.
+    func transaction<T, E: SQLiteFailureCarrying>(_ kind: TransactionKind = .immediate, _ body: () throws(E) -> T) throws(E) -> T {
+        do { try begin(kind) } catch { throw E(sqliteFailure: error) }
+        do throws(E) {
             let result = try body()
-            try execute("COMMIT")
+            do { try execute("COMMIT") } catch { throw E(sqliteFailure: error) }
             return result
         } catch {
             // The rollback's own failure (e.g. no transaction left after an I/O error) must not
             // hide the error that caused it.
             if sqlite3_get_autocommit(handle) == 0 { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
             throw error
+        }
+    }
+
+    /// The same for a body whose errors are of several types, thrown as they came.
+    func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        do {
+            return try transaction(kind) { () throws(AnyTransactionFailure) -> T in
+                do { return try body() } catch { throw AnyTransactionFailure(error) }
+            }
+        } catch {
+            throw error.underlying
         }
     }
 

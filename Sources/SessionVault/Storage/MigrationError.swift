@@ -12,8 +12,6 @@ enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedHistory(String)
     /// The database failed while migrating.
     case sqlite(SQLiteError)
-    /// A migration's step in Swift (after its SQL) failed; the migration was rolled back.
-    case completionFailed(version: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -27,8 +25,6 @@ enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
             return "migration history is malformed: \(detail)"
         case .sqlite(let error):
             return "migration failed: \(error)"
-        case .completionFailed(let version, let detail):
-            return "migration \(version) could not be completed: \(detail)"
         }
     }
 }

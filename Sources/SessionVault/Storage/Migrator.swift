@@ -18,6 +18,7 @@ struct Migrator: Sendable {
 
     /// The bookkeeping rows, oldest first (empty for a new file).
     func applied(in connection: Connection) throws(MigrationError) -> [AppliedMigration] {
+        var rows: [(version: Int64, name: String?, checksum: String?, appliedAt: Int64)] = []
         do {
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -29,20 +30,15 @@ struct Migrator: Sendable {
             let statement = try connection.cached("SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version")
             try statement.bind([])
             defer { statement.reset() }
-            var rows: [AppliedMigration] = []
             while try statement.step() {
-                guard let name = statement.text(1), let checksum = statement.text(2) else {
-                    throw MigrationError.malformedHistory("a row without name or checksum")
-                }
-                rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: statement.int64(3))))
+                rows.append((statement.int64(0), statement.text(1), statement.text(2), statement.int64(3)))
             }
-            return rows
-        } catch let error as MigrationError {
-            throw error
-        } catch let error as SQLiteError {
-            throw .sqlite(error)
         } catch {
-            throw .malformedHistory("\(error)")
+            throw .sqlite(error)
+        }
+        return try rows.map { (row) throws(MigrationError) in
+            guard let name = row.name, let checksum = row.checksum else { throw .malformedHistory("a row without name or checksum") }
+            return AppliedMigration(version: Int(row.version), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: row.appliedAt))
         }
     }
 
@@ -82,7 +78,7 @@ struct Migrator: Sendable {
     /// - Parameter completing: runs inside each migration's transaction, after its SQL, with its
     ///   version: for a step SQL cannot do (migration 6 seals the existing state with a key).
     @discardableResult
-    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
+    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws(SQLiteError) -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
         let history = try applied(in: connection)
         let fromNewerLibrary = history.contains { $0.version > newestVersion }
         try validate(history, readableSince: fromNewerLibrary ? try readableSince(in: connection) : nil)
@@ -98,19 +94,15 @@ struct Migrator: Sendable {
         var appliedNow: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
             do {
-                try connection.transaction {
+                try connection.transaction { () throws(SQLiteError) in
                     try connection.execute(migration.sql)
                     try completing(migration.version, connection)
                     try connection.run(
                         "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
                         [.integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum), .integer(now)])
                 }
-            } catch let error as SQLiteError {
-                throw .sqlite(error)
-            } catch let error as MigrationError {
-                throw error
             } catch {
-                throw .completionFailed(version: migration.version, detail: "\(error)")
+                throw .sqlite(error)
             }
             appliedNow.append(migration.version)
         }

@@ -39,11 +39,6 @@ extension Vault {
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
                 state: stateRow, recentEvents: try readAuditEvents(connection, limit: eventLimit),
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)
-        } catch let error as MigrationError {
-            switch error {
-            case .sqlite(let sqliteError): throw VaultError(underlying: sqliteError, files: files)
-            default: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
-            }
         } catch {
             throw VaultError(underlying: error, files: files)
         }

@@ -234,28 +234,37 @@ struct VaultOpener {
     /// Writes the complete new database to `files.creating`: keyed, pinned, migrated, the
     /// tombstone's reason recorded, closed and fsynced.
     private func buildAside(keys: VaultKeys) throws(VaultError) {
+        // A fresh file has no damage to diagnose: an engine failure is a full disk or the
+        // engine's own error.
+        func failure(_ error: SQLiteError) -> VaultError { error.isOutOfSpace ? .storageFull(error.description) : .database(error) }
+        // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
+        // journal, -wal and -shm the database file's mode, so every file stays private.
+        do { try FileIO.createEmptyFile(files.creating) } catch { throw .io(error) }
+        let connection: Connection
+        let isSQLCipher: Bool
         do {
-            // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
-            // journal, -wal and -shm the database file's mode, so every file stays private.
-            try FileIO.createEmptyFile(files.creating)
-            let connection = try Connection.keyed(files.creating, keys: keys, create: true)
-            guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
+            connection = try Connection.keyed(files.creating, keys: keys, create: true)
+            isSQLCipher = try connection.cipherVersion() != nil
+        } catch {
+            throw failure(error)
+        }
+        guard isSQLCipher else { throw .notSQLCipher }
+        do {
             // Rollback journal while building: the finished file is complete on its own, with no
             // log beside it under the temporary name. The first real open switches it to WAL.
             try connection.execute("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
-            try migrate(connection, keys: keys)
-            // Only a note for the `missing` reason: an unreadable one must not stop the create.
-            if let tombstone = try? Tombstone.read(at: files.tombstone) {
+        } catch {
+            throw failure(error)
+        }
+        try migrate(connection, keys: keys)
+        // Only a note for the `missing` reason: an unreadable one must not stop the create.
+        if let tombstone = try? Tombstone.read(at: files.tombstone) {
+            do {
                 try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
                                    [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
+            } catch {
+                throw failure(error)
             }
-        } catch let error as VaultError {
-            throw error
-        } catch let error as SQLiteError {
-            if error.isOutOfSpace { throw .storageFull(error.description) }
-            throw .database(error)
-        } catch {
-            throw .internalFault("\(error)")
         }
         do { try FileIO.syncFile(files.creating) } catch { throw .io(error) }
     }
@@ -295,21 +304,20 @@ struct VaultOpener {
             throw CorruptionDiagnosis.classify(error, files: files)
         }
         let failure: VaultError
-        do {
+        do throws(SQLiteError) {
             if let connection = opened {
-                guard try connection.cipherVersion() != nil else { throw VaultError.notSQLCipher }
-                // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
-                _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
-                try connection.applyVaultPragmas(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-                return connection
+                if try connection.cipherVersion() != nil {
+                    // The first read of page 1: a wrong key or a damaged file fails here (SQLITE_NOTADB).
+                    _ = try connection.scalarInt("SELECT count(*) FROM sqlite_master")
+                    try connection.applyVaultPragmas(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                    return connection
+                }
+                failure = .notSQLCipher
+            } else {
+                failure = .closed
             }
-            failure = .closed
-        } catch let error as VaultError {
-            failure = error
-        } catch let error as SQLiteError {
-            failure = CorruptionDiagnosis(files: files, keys: keys).classify(error)
         } catch {
-            failure = .internalFault("opening the database: \(error)")
+            failure = CorruptionDiagnosis(files: files, keys: keys).classify(error)
         }
         // A connection that failed here has opened the write-ahead log (SQLite does so before it
         // reads page 1), and closing it normally, as the last connection, would checkpoint: the
@@ -324,25 +332,13 @@ struct VaultOpener {
     /// Checks the recorded migrations against the shipped ones, then applies the pending ones.
     func migrate(_ connection: Connection, keys: VaultKeys) throws(VaultError) {
         do {
-            try migrator.migrate(connection, now: now.unixMilliseconds) { version, connection in
+            try migrator.migrate(connection, now: now.unixMilliseconds) { (version, connection) throws(SQLiteError) in
                 // Migration 6 introduces the state seal: the state it finds is sealed in the same
                 // transaction, so no sealed schema ever holds an unsealed state.
                 if version == StateSeal.migrationVersion { try StateSeal.seal(connection, keys: keys, assigningID: true) }
             }
         } catch {
-            switch error {
-            case .checksumMismatch: throw .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
-            // Future migrations without a format marker (every library that writes a newer
-            // schema records one): the history cannot be trusted, reported as
-            // corrupted(.futureSchema), and recovery wipes it.
-            case .futureSchema: throw .corrupted(CorruptionReason(.futureSchema, error.description))
-            // A newer library's format that this one cannot read: not damage; Vault.open sets it aside.
-            case .newerFormat(let readableSince, let newestKnown):
-                throw .newerFormat(NewerVaultFormat(readableSince: readableSince, newestKnown: newestKnown))
-            case .malformedHistory: throw .corrupted(CorruptionReason(.structuralDamage, error.description))
-            case .sqlite(let sqliteError): throw CorruptionDiagnosis(files: files, keys: keys).classify(sqliteError)
-            case .completionFailed: throw .corrupted(CorruptionReason(.invariantViolation, error.description))
-            }
+            throw VaultError(error, classifying: CorruptionDiagnosis(files: files, keys: keys).classify)
         }
     }
 
