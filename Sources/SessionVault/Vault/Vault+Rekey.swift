@@ -87,9 +87,7 @@ extension Vault {
         // files: the old file's log goes (everything in it is in the copy), the copy takes the
         // database's name, the pending flag is cleared.
         do {
-            for sidecar in [files.wal, files.sharedMemory] { try FileIO.removeIfPresent(sidecar) }
-            try FileIO.valueOrErrno(rename(copy, files.database), "rename", files.database)
-            try FileIO.fsyncDirectory(files.directory)
+            try files.promoteRekeyedCopy()
             try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true, signedWith: fresh)
         } catch {
             // The header says "pending": the next open finishes the switch.

@@ -359,23 +359,4 @@ struct VaultOpener {
             throw .internalFault("\(error)")
         }
     }
-
-    /// Completes a rekey that stopped after its header switch: the re-encrypted copy replaces
-    /// the database (roll forward), then the pending flag is cleared.
-    private func finishRekey(_ header: VaultHeader, keys: VaultKeys) throws(VaultError) -> VaultHeader {
-        do {
-            if FileIO.exists(files.rekeyTemporary) {
-                for sidecar in [files.wal, files.sharedMemory] { try FileIO.removeIfPresent(sidecar) }
-                try FileIO.valueOrErrno(rename(files.rekeyTemporary, files.database), "rename", files.database)
-                try FileIO.fsyncDirectory(files.directory)
-            }
-            var done = header
-            done.rekeyPending = false
-            let file = try HeaderFile(path: files.header, header: header, keys: keys)
-            try file.write(done, durable: true)
-            return file.current
-        } catch {
-            throw .io(error)
-        }
-    }
 }
