@@ -117,6 +117,7 @@ check-api: deps
 # The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
 # Forensics < Resume < Fuzzing): fails when a lower folder names a type declared in a higher one.
 check-layers:
+	python3 scripts/layer_check.py --self-test
 	python3 scripts/layer_check.py
 
 check-portability:

@@ -12,11 +12,13 @@ names a type when the identifier appears in its code outside comments and string
 `extension T` in a lower folder names T too. What it cannot see: a member that a higher folder adds
 to a lower type through an extension, called by a lower folder without naming the higher type.
 
-Usage: layer_check.py [--explain]   (exit 0 when every arrow points down, 1 otherwise)
+Usage: layer_check.py               (exit 0 when every arrow points down, 1 otherwise)
+       layer_check.py --self-test   (the check itself: a planted upward arrow must fail it)
 """
 import pathlib
 import re
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "Sources" / "SessionVault"
 
@@ -72,16 +74,16 @@ def top_level_declarations(code: str):
         depth += line.count("{") - line.count("}")
 
 
-def main() -> int:
+def check(root: pathlib.Path) -> int:
     files = {}
     owner = {}
     for layer in LAYERS:
-        for path in sorted((ROOT / layer).rglob("*.swift")):
+        for path in sorted((root / layer).rglob("*.swift")):
             code = strip_comments_and_strings(path.read_text())
             files[path] = (layer, code)
             for name in top_level_declarations(code):
                 owner.setdefault(name, set()).add(layer)
-    unknown = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name not in LAYERS and not p.name.endswith(".docc"))
+    unknown = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in LAYERS and not p.name.endswith(".docc"))
     if unknown:
         print(f"layer_check: folders with no place in the layer list: {', '.join(unknown)}")
         return 1
@@ -95,7 +97,7 @@ def main() -> int:
                 continue
             lowest = min(layers, key=rank.get)
             if rank[lowest] > rank[layer]:
-                violations.append((path.relative_to(ROOT.parent.parent), layer, name, lowest))
+                violations.append((path.relative_to(root.parent.parent), layer, name, lowest))
     for path, layer, name, higher in violations:
         print(f"{path}: {layer} names {name}, declared in {higher} above it")
     if violations:
@@ -105,5 +107,30 @@ def main() -> int:
     return 0
 
 
+def self_test() -> int:
+    """Plants the kinds of upward arrow the check must see, and a downward one it must accept."""
+    cases = {
+        "a lower file naming a higher type": ("Model/A.swift", "struct A { let b: VaultThing }", 1),
+        "an extension of a higher type": ("Storage/A.swift", "extension VaultThing { }", 1),
+        "a higher file naming a lower type": ("Vault/A.swift", "struct A { let b: ModelThing }", 0),
+        "a higher type named only in a comment or string": ("Model/A.swift", '// VaultThing\nlet a = "VaultThing"', 0),
+    }
+    failures = 0
+    for name, (path, text, expected) in cases.items():
+        with tempfile.TemporaryDirectory() as scratch:
+            root = pathlib.Path(scratch) / "Sources" / "SessionVault"
+            for layer in LAYERS:
+                (root / layer).mkdir(parents=True)
+            (root / "Vault" / "VaultThing.swift").write_text("struct VaultThing {}\n")
+            (root / "Model" / "ModelThing.swift").write_text("struct ModelThing {}\n")
+            (root / path).write_text(text + "\n")
+            got = check(root)
+        if (got != 0) != (expected != 0):
+            print(f"layer_check self-test: {name}: exit {got}, expected {'failure' if expected else 'success'}")
+            failures += 1
+    print(f"layer_check self-test: {len(cases) - failures} of {len(cases)} cases as expected")
+    return 1 if failures else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(self_test() if "--self-test" in sys.argv[1:] else check(ROOT))
