@@ -338,25 +338,17 @@ struct VaultOpener {
                 if version == StateSeal.migrationVersion { try StateSeal.seal(connection, keys: keys, assigningID: true) }
             }
         } catch {
-            throw VaultError(error, classifying: CorruptionDiagnosis(files: files, keys: keys).classify)
+            throw VaultError(underlying: error, files: files, diagnosis: CorruptionDiagnosis(files: files, keys: keys))
         }
     }
 
     /// Reads the state row and the current session in one read transaction that ends with a
     /// check that no page was handed over zeroed (see `readCheckingPageAuthentication`).
     private func load(_ connection: Connection, keys: VaultKeys) throws(VaultError) -> VaultState {
-        let diagnosis = CorruptionDiagnosis(files: files, keys: keys)
         do {
             return try connection.readCheckingPageAuthentication { try VaultState.load(from: connection, keys: keys) }
-        } catch is PageAuthenticationFailure {
-            throw .corrupted(diagnosis.damagedPageFinding().map { CorruptionReason(.damagedPage, $0.detail) }
-                             ?? CorruptionReason(.damagedPage, "a page read while opening failed authentication (HMAC)"))
-        } catch let reason as CorruptionReason {
-            throw .corrupted(reason)
-        } catch let error as SQLiteError {
-            throw diagnosis.classify(error)
         } catch {
-            throw .internalFault("\(error)")
+            throw VaultError(underlying: error, files: files, diagnosis: CorruptionDiagnosis(files: files, keys: keys))
         }
     }
 }
