@@ -15,6 +15,8 @@ to a lower type through an extension, called by a lower folder without naming th
 Usage: layer_check.py               (exit 0 when every arrow points down, 1 otherwise)
        layer_check.py --self-test   (the check itself: a planted upward arrow must fail it)
 """
+import contextlib
+import io
 import pathlib
 import re
 import sys
@@ -124,7 +126,8 @@ def self_test() -> int:
             (root / "Vault" / "VaultThing.swift").write_text("struct VaultThing {}\n")
             (root / "Model" / "ModelThing.swift").write_text("struct ModelThing {}\n")
             (root / path).write_text(text + "\n")
-            got = check(root)
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = check(root)
         if (got != 0) != (expected != 0):
             print(f"layer_check self-test: {name}: exit {got}, expected {'failure' if expected else 'success'}")
             failures += 1
