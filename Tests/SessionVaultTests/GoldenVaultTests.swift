@@ -86,4 +86,31 @@ struct GoldenVaultTests {
         #expect(try await vault.verify().intact)
         await vault.close()
     }
+
+    /// The sealing migration (6) needs the state row it seals: a vault of an older schema that
+    /// lost it is damage, and the migration is rolled back, so the file is left at its own schema
+    /// (an older library can still read it, and the evidence is as it was).
+    @Test("0.1.0 without its state row: the sealing migration rolls back and the open reports damage", arguments: ["0.1.0"])
+    func aLostStateRowStopsTheSealingMigration(_ version: String) throws {
+        let golden = try Self.copy(version, "signed-in-biometric")
+        let keys = try VaultKeys(root: golden.keys.rootKey(recorded: .stored, create: false).bytes)
+        let before: Int64?
+        do {
+            let raw = try Connection.keyed(golden.path, keys: keys)
+            before = try raw.scalarInt("SELECT max(version) FROM schema_migrations")
+            try raw.execute("DELETE FROM vault_state")
+            _ = raw.close()
+        }
+        #expect(before.map { $0 < StateSeal.migrationVersion } == true, "the golden vault predates the seal")
+        do {
+            _ = try Vault.open(at: golden.path, keyProvider: golden.keys, create: false)
+            Issue.record("a vault without its state row opened")
+        } catch {
+            guard case .corrupted(let reason) = error else { Issue.record("expected corrupted, got \(error)"); return }
+            #expect(reason.kind == .invariantViolation, "\(reason)")
+            #expect(reason.detail.contains("vault_state row is missing"), "\(reason)")
+        }
+        let after = try Connection.keyed(golden.path, keys: keys, readOnly: true)
+        #expect(try after.scalarInt("SELECT max(version) FROM schema_migrations") == before, "the migration was rolled back")
+    }
 }

@@ -52,18 +52,21 @@ enum StateSeal {
         return (keys.integrityTag(label, message.bytes), statement.blob(4))
     }
 
-    /// Writes the seal for the state as it is now inside the caller's transaction. A vault with
-    /// no state row has nothing to seal: the read that follows every write, and every open,
-    /// report that row missing (`VaultState.load`).
+    /// Writes the seal for the state as it is now inside the caller's transaction; false when
+    /// there is no state row to seal, which every caller reports as damage before it commits.
     /// - Parameter assigningID: the migration that introduces the seal gives the vault its id.
-    static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws(SQLiteError) {
+    static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws(SQLiteError) -> Bool {
         if assigningID {
             try connection.run("UPDATE \(schema).vault_state SET vault_id = ? WHERE singleton = 1 AND vault_id IS NULL",
                                [.blob(Sodium.randomBytes(16))])
         }
-        guard let tags = try tags(connection, keys: keys, schema: schema) else { return }
+        guard let tags = try tags(connection, keys: keys, schema: schema) else { return false }
         try connection.run("UPDATE \(schema).vault_state SET state_mac = ? WHERE singleton = 1", [.blob(tags.expected)])
+        return true
     }
+
+    /// Why a write cannot seal: the state row is gone.
+    static let missingStateRow = CorruptionReason(.invariantViolation, "the vault_state row is missing")
 
     /// Nil when the stored seal matches the state; otherwise why it does not.
     static func mismatch(_ connection: Connection, keys: VaultKeys) throws(SQLiteError) -> CorruptionReason? {

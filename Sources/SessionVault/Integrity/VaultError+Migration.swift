@@ -15,6 +15,7 @@ extension VaultError {
             self = .newerFormat(NewerVaultFormat(readableSince: readableSince, newestKnown: newestKnown))
         case .malformedHistory: self = .corrupted(CorruptionReason(.structuralDamage, error.description))
         case .sqlite(let sqliteError): self = classifying(sqliteError)
+        case .completionFailed: self = .corrupted(CorruptionReason(.invariantViolation, error.description))
         }
     }
 }

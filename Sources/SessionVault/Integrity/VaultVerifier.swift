@@ -115,7 +115,7 @@ struct VaultVerifier {
             // A newer library's schema this one may not read: the open sets such a vault aside
             // before verify can run; reached only by a file changed while open.
             case .futureSchema, .newerFormat: kind = .futureSchema
-            case .malformedHistory, .sqlite: kind = .structuralDamage
+            case .malformedHistory, .sqlite, .completionFailed: kind = .structuralDamage
             }
             return [VerificationFinding(kind: kind, detail: error.description, table: "schema_migrations")]
         }

@@ -12,6 +12,9 @@ enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedHistory(String)
     /// The database failed while migrating.
     case sqlite(SQLiteError)
+    /// A migration's step in Swift (after its SQL) found the file unable to take it; the
+    /// migration was rolled back.
+    case completionFailed(version: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -25,6 +28,12 @@ enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
             return "migration history is malformed: \(detail)"
         case .sqlite(let error):
             return "migration failed: \(error)"
+        case .completionFailed(let version, let detail):
+            return "migration \(version) could not be completed: \(detail)"
         }
     }
+}
+
+extension MigrationError: SQLiteFailureCarrying {
+    init(sqliteFailure failure: SQLiteError) { self = .sqlite(failure) }
 }

@@ -78,7 +78,7 @@ struct Migrator: Sendable {
     /// - Parameter completing: runs inside each migration's transaction, after its SQL, with its
     ///   version: for a step SQL cannot do (migration 6 seals the existing state with a key).
     @discardableResult
-    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws(SQLiteError) -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
+    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws(MigrationError) -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
         let history = try applied(in: connection)
         let fromNewerLibrary = history.contains { $0.version > newestVersion }
         try validate(history, readableSince: fromNewerLibrary ? try readableSince(in: connection) : nil)
@@ -93,16 +93,16 @@ struct Migrator: Sendable {
         }
         var appliedNow: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
-            do {
-                try connection.transaction { () throws(SQLiteError) in
-                    try connection.execute(migration.sql)
-                    try completing(migration.version, connection)
+            try connection.transaction { () throws(MigrationError) in
+                do throws(SQLiteError) { try connection.execute(migration.sql) } catch { throw .sqlite(error) }
+                try completing(migration.version, connection)
+                do throws(SQLiteError) {
                     try connection.run(
                         "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
                         [.integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum), .integer(now)])
+                } catch {
+                    throw .sqlite(error)
                 }
-            } catch {
-                throw .sqlite(error)
             }
             appliedNow.append(migration.version)
         }

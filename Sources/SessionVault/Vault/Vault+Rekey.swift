@@ -60,7 +60,7 @@ extension Vault {
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
                 try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])
-                try StateSeal.seal(connection, keys: fresh, schema: "rekeyed")
+                guard try StateSeal.seal(connection, keys: fresh, schema: "rekeyed") else { throw StateSeal.missingStateRow }
             }
         } catch {
             try? FileIO.removeIfPresent(copy)

@@ -26,7 +26,7 @@ extension Vault {
                 try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
                                    [.integer(now.unixMilliseconds)])
                 // Last: the seal covers what the body and the generation step wrote.
-                try StateSeal.seal(connection, keys: keys)
+                guard try StateSeal.seal(connection, keys: keys) else { throw StateSeal.missingStateRow }
                 if apply != nil && !changedElsewhere {
                     committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").map { UInt64($0) }
                 }

@@ -266,6 +266,8 @@ struct VaultOpener {
                 throw failure(error)
             }
         }
+        // Closed before the sync, so that the file synced is the finished one.
+        _ = connection.close()
         do { try FileIO.syncFile(files.creating) } catch { throw .io(error) }
     }
 
@@ -332,10 +334,13 @@ struct VaultOpener {
     /// Checks the recorded migrations against the shipped ones, then applies the pending ones.
     func migrate(_ connection: Connection, keys: VaultKeys) throws(VaultError) {
         do {
-            try migrator.migrate(connection, now: now.unixMilliseconds) { (version, connection) throws(SQLiteError) in
+            try migrator.migrate(connection, now: now.unixMilliseconds) { (version, connection) throws(MigrationError) in
                 // Migration 6 introduces the state seal: the state it finds is sealed in the same
                 // transaction, so no sealed schema ever holds an unsealed state.
-                if version == StateSeal.migrationVersion { try StateSeal.seal(connection, keys: keys, assigningID: true) }
+                guard version == StateSeal.migrationVersion else { return }
+                let sealed: Bool
+                do throws(SQLiteError) { sealed = try StateSeal.seal(connection, keys: keys, assigningID: true) } catch { throw .sqlite(error) }
+                if !sealed { throw .completionFailed(version: version, detail: StateSeal.missingStateRow.detail) }
             }
         } catch {
             throw VaultError(underlying: error, files: files, diagnosis: CorruptionDiagnosis(files: files, keys: keys))

@@ -47,7 +47,7 @@ struct VaultState {
             """)
         try stateRow.bind([])
         defer { stateRow.reset() }
-        guard try stateRow.step() else { throw CorruptionReason(.invariantViolation, "the vault_state row is missing") }
+        guard try stateRow.step() else { throw StateSeal.missingStateRow }
         let currentID = stateRow.text(0)
         let generation = stateRow.int64(1)
         guard generation > 0 else { throw CorruptionReason(.invariantViolation, "generation \(generation) is not positive") }
