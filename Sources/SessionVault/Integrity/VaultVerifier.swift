@@ -128,7 +128,7 @@ struct VaultVerifier {
         let statement = try connection.prepare("SELECT \(SessionRecord.selectList) FROM sessions")
         var findings: [VerificationFinding] = []
         while try statement.step() {
-            let id = statement.text(0)
+            let id = statement.text(SessionRecord.Column.id.position)
             do {
                 let row = try SessionRecord(reading: statement)
                 _ = try row.openTokens(with: keys)

@@ -9,7 +9,7 @@ extension Vault {
     ///   rotate path knows exactly what it wrote. It falls back to a read when another process
     ///   committed since this one last looked, so nothing of theirs is missed.
     @discardableResult
-    func write<T>(_ operation: String, apply: ((inout VaultState, UInt64, Date) -> Void)? = nil,
+    func write<T>(_ operation: String, apply: ((inout VaultState, UInt64) -> Void)? = nil,
                   _ body: (Connection, Date) throws -> T) throws(VaultError) -> T {
         let connection = try liveConnection()
         let now = clock()
@@ -28,7 +28,8 @@ extension Vault {
                 // Last: the seal covers what the body and the generation step wrote.
                 guard try StateSeal.seal(connection, keys: keys) else { throw StateSeal.missingStateRow }
                 if apply != nil && !changedElsewhere {
-                    committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").map { UInt64($0) }
+                    // A damaged (negative) value is not converted: the re-read below reports it.
+                    committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").flatMap { UInt64(exactly: $0) }
                 }
                 return value
             }
@@ -36,7 +37,7 @@ extension Vault {
             throw VaultError(underlying: error, files: files)
         }
         if let apply, let committedGeneration {
-            apply(&state, committedGeneration, now)
+            apply(&state, committedGeneration)
             if let activity = pendingActivity {
                 let lastActive = max(state.current?.session.lastActiveAt ?? activity, activity)
                 state.current?.session.lastActiveAt = lastActive

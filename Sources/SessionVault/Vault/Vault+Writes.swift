@@ -95,7 +95,7 @@ extension Vault {
         let offset = serverClockOffset ?? state.serverClockOffset
         // What the UPDATE wrote is what memory holds afterwards: one value, made once.
         var written: SessionRecord?
-        let apply: (inout VaultState, UInt64, Date) -> Void = { state, generation, _ in
+        let apply: (inout VaultState, UInt64) -> Void = { state, generation in
             guard let written else { return }
             state.current = written
             state.tokens = StoredTokens(refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
