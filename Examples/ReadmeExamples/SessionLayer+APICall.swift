@@ -13,9 +13,11 @@ enum APICallError: Error {
 }
 
 extension SessionLayer {
-    /// One call to your API with a fresh access token; auth failures are fed back.
+    /// One call to your API with a fresh access token; an auth failure is fed back once, with
+    /// the token the call sent, and the call is retried at most once.
     func get(_ url: URL) async throws -> Data {
-        for _ in 1...2 {
+        var retried = false
+        while true {
             let token: Token
             switch await manager.freshAccessToken() {
             case .token(let fresh, _):                     token = fresh
@@ -30,9 +32,14 @@ extension SessionLayer {
             let (body, response) = try await URLSession.shared.data(for: request)
             guard let http = response as? HTTPURLResponse else { throw APICallError.failed(status: 0) }
             if http.statusCode < 300 { return body }
-            // A 401 "invalid_token" refreshes once (.home: call again); "session expired" ends it.
+            // The retried call's failure is final: a 401 that a fresh token did not fix is the
+            // API's answer, not a reason for another refresh.
+            if retried { throw APICallError.failed(status: http.statusCode) }
+            retried = true
+            // "invalid_token" or "JWT expired" refreshes once (.home: call again); "session
+            // expired" ends the session. The failure is bound to the token this call sent.
             switch await manager.handleAPIFailure(status: http.statusCode, body: body,
-                                                  wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+                                                  wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"), sentToken: token) {
             case .home?:                                continue
             case .login(_, let showExpiredMessage)?:    throw APICallError.signInAgain(expiredMessage: showExpiredMessage)
             case .locked?:                              throw APICallError.unlockFirst
@@ -40,6 +47,5 @@ extension SessionLayer {
             case nil:                                   throw APICallError.failed(status: http.statusCode)
             }
         }
-        throw APICallError.tryLater(after: 1)
     }
 }

@@ -16,7 +16,6 @@ struct APIFailureTests {
     @Test(arguments: [
         (401, #"{"success":false,"error":{"code":"SESSION_EXPIRED","message":"Ihre Sitzung ist abgelaufen."}}"#, MissingReason.sessionExpired, true),
         (401, #"{"success":false,"error":{"code":"AUTH_REQUIRED","message":"Authentication required"}}"#, .authRequired, false),
-        (401, #"{"message":"JWT expired"}"#, .sessionExpired, true),
         (403, #"{"error":"Token Expired"}"#, .sessionExpired, true),
         (401, #"{"error":"session expired"}"#, .sessionExpired, true),
         (401, #"{"error_code":"refresh_token_not_found"}"#, .sessionExpired, true),
@@ -24,7 +23,8 @@ struct APIFailureTests {
     ])
     func authFailuresClearTokensAndGiveLogin(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
         let manager = try await managerWithSession()
-        let outcome = await manager.handleAPIFailure(status: status, body: Data(body.utf8))
+        let sent = try #require(try await manager.vault.accessToken())
+        let outcome = await manager.handleAPIFailure(status: status, body: Data(body.utf8), sentToken: sent)
         #expect(outcome == .login(reason: reason, showExpiredMessage: message))
         let vault = try await manager.vault
         #expect(try await vault.refreshToken() == nil)
@@ -34,7 +34,8 @@ struct APIFailureTests {
     @Test(arguments: [(403, #"{"error":"forbidden","message":"not your record"}"#), (500, #"{"error":"SESSION_EXPIRED"}"#), (404, "")])
     func otherFailuresAreLeftToTheApp(status: Int, body: String) async throws {
         let manager = try await managerWithSession()
-        #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8)) == nil)
+        let sent = try #require(try await manager.vault.accessToken())
+        #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8), sentToken: sent) == nil)
         #expect(try await manager.vault.refreshToken() != nil, "tokens kept")
     }
 }

@@ -237,10 +237,13 @@ struct SessionLifecycleTests {
         server.enqueue(.json(status: 204, ""))
         _ = try await manager.signOut()
         clock.advance(to: due.addingTimeInterval(1))
-        // The loop wakes, finds no session and ends; it never sends a refresh.
-        while await manager.isAutoRefreshing { try? await Task.sleep(nanoseconds: 5_000_000) }
+        // The loop wakes, finds no session and waits for the next sign-in (issue 24 point 15);
+        // it never sends a refresh.
+        #expect(await manager.waitUntilAutoRefreshWaitsForWake())
+        #expect(await manager.isAutoRefreshing)
         #expect(server.requests.allSatisfy { !$0.path.contains("grant_type=refresh_token") })
         #expect(stored.hasRefreshToken)
+        await manager.stopAutoRefresh()
     }
 
 }
@@ -275,13 +278,15 @@ struct SessionLifecycleEdgeTests {
         let stored = try await storeSession()
         server.enqueue(.json(SessionLifecycleTests.refreshed("after-401")))
         let manager = manager()
-        let outcome = await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge)
+        let sent = try #require(try await manager.vault.accessToken())
+        let outcome = await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge, sentToken: sent)
         guard case .home(let session) = outcome else { Issue.record("a live session refreshes: \(String(describing: outcome))"); return }
         #expect(session.id == stored.id && session.tokenVersion == 2, "retry the call with the refreshed token")
         #expect(server.requestCount == 1)
         // Only a failed refresh sends the user to login.
         server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#))
-        #expect(await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge)
+        let retried = try #require(try await manager.vault.accessToken())
+        #expect(await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge, sentToken: retried)
                 == .login(reason: .refreshRejected, showExpiredMessage: true))
     }
 

@@ -31,6 +31,8 @@ extension SessionRecord {
         case tokenVersion = "token_version"
         case refreshPendingSince = "refresh_pending_since"
         case createdAt = "created_at"
+        /// Migration 0007: when the cached access token arrived (its lifetime's start).
+        case accessIssuedAt = "access_issued_at"
 
         /// Where the column sits in a row selected with `SessionRecord.selectList`.
         var position: Int32 { Self.positions[self] ?? -1 }

@@ -7,6 +7,7 @@ extension SessionRecord {
     static let rotationColumns: [Column] = [
         .refreshToken, .accessToken, .refreshFingerprint, .accessFingerprint, .accessExpiresAt, .serverExpiresAt,
         .refreshExpiresAt, .tokenType, .scope, .tokenVersion, .refreshPendingSince, .email, .displayName,
+        .accessIssuedAt,
     ]
 
     /// The columns a re-seal under new keys writes (`Vault.rekey`).
@@ -25,6 +26,7 @@ extension SessionRecord {
         record.session.scope = response.scope ?? session.scope
         record.session.accessExpiresAt = times.accessExpiresAt.map(Date.init(unixMilliseconds:))
         record.session.serverExpiresAt = times.serverExpiresAt.map(Date.init(unixMilliseconds:))
+        record.session.accessIssuedAt = Date(unixMilliseconds: times.accessIssuedAt)
         if response.refreshToken != nil {
             // Never before the issue time: a clock moved back must not make the row look damaged
             // (see `checkInvariants`).

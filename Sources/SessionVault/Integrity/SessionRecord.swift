@@ -54,6 +54,7 @@ struct SessionRecord {
             issuedAt: Date(unixMilliseconds: integer(.issuedAt)), absoluteDeadline: date(.absoluteDeadline),
             lastActiveAt: Date(unixMilliseconds: integer(.lastActiveAt)), biometricEnabled: integer(.biometricEnabled) != 0,
             tokenVersion: integer(.tokenVersion), refreshPendingSince: date(.refreshPendingSince))
+        session.accessIssuedAt = date(.accessIssuedAt)
         sealedRefresh = row.blob(Column.refreshToken.position)
         sealedAccess = row.blob(Column.accessToken.position)
         biometricDomainState = row.blob(Column.biometricDomainState.position)
@@ -94,6 +95,7 @@ struct SessionRecord {
         case .tokenVersion: return .integer(session.tokenVersion)
         case .refreshPendingSince: return time(session.refreshPendingSince)
         case .createdAt: return time(createdAt)
+        case .accessIssuedAt: return time(session.accessIssuedAt)
         }
     }
 

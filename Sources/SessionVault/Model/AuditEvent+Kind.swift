@@ -17,11 +17,14 @@ extension AuditEvent {
         case rekeyed
         /// What the server answered to a sign-out (`reason` holds scope and outcome).
         case serverSignOut
+        /// The clock had moved back and the vault took the current time as its reference again
+        /// (after an unlock or a refresh; see `ResumeManager`).
+        case clockReanchored
         /// An entry this version does not know, e.g. written by a newer SessionVault: its text.
         case unrecognized(String)
 
         private static let known: [Kind] = [.stored, .rotated, .signedOut, .biometricEnabled, .biometricDisabled,
-                                            .activeSubjectChanged, .rekeyed, .serverSignOut]
+                                            .activeSubjectChanged, .rekeyed, .serverSignOut, .clockReanchored]
 
         /// The stable text stored in the log, e.g. `signedOut`.
         public var code: String {
@@ -34,6 +37,7 @@ extension AuditEvent {
             case .activeSubjectChanged: return "activeSubjectChanged"
             case .rekeyed: return "rekeyed"
             case .serverSignOut: return "serverSignOut"
+            case .clockReanchored: return "clockReanchored"
             case .unrecognized(let code): return code
             }
         }

@@ -3,9 +3,24 @@ import Foundation
 /// The limits that decide the resume path. Defaults come from the auth contracts SessionVault
 /// serves (Supabase GoTrue: 1 h access tokens, 30-day refresh tokens, refresh 5–10 min early).
 public struct ResumePolicy: Sendable, Equatable, Codable {
-    /// An access token closer than this to expiry counts as expired, so the app refreshes ahead
-    /// of time. Default 5 minutes.
+    /// The refresh-ahead margin: an access token closer than this to expiry counts as expiring,
+    /// so the app refreshes ahead of time. Default 5 minutes.
+    ///
+    /// The margin shrinks with the lifetime the server granted: it is never more than a quarter
+    /// of that lifetime (`refreshAheadShare`), so a token that lives 300 s (Keycloak's default)
+    /// is refreshed 75 s before its expiry and one that lives 60 s 15 s before it, never at once.
+    /// A token is never refreshed because of its own short life alone: see `refreshDue(for:)`.
     public var minimumAccessTTL: TimeInterval = 5 * 60
+    /// The access-token lifetime assumed when the token response states none (no `expires_in`,
+    /// no `expires_at`, no `exp` claim in a JWT access token). Default 1 hour, GoTrue's and most
+    /// servers' default; a shorter real lifetime shows as a 401 `invalid_token` on an API call,
+    /// which `handleAPIFailure` answers with one refresh.
+    public var assumedAccessTokenLifetime: TimeInterval = 3600
+    /// The shortest time between receiving an access token and refreshing it automatically
+    /// (`resume()`, `freshAccessToken()`, the auto-refresh loop): a server that grants only a few
+    /// seconds, or none (`expires_in: 0`), costs at most one refresh per this interval, not one
+    /// per call. `refreshNow()` is not bound by it. Default 30 seconds.
+    public var minimumRefreshInterval: TimeInterval = 30
     /// Refresh-token lifetime assumed when the server states none. Default 30 days.
     public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600
     /// Inactivity after which the user must unlock again (biometric if enabled, else password);

@@ -20,6 +20,10 @@ public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     public internal(set) var accessTokenFingerprint: Fingerprint?
     /// Local time the access token expires: receipt time + `expires_in`.
     public internal(set) var accessExpiresAt: Date?
+    /// Local time the cached access token arrived (the receipt time its expiry was measured
+    /// from), so that its granted lifetime is known. Nil for a session stored by a release that
+    /// did not record it.
+    public internal(set) var accessIssuedAt: Date?
     /// The server's own `expires_at`, kept for reference (server clock).
     public internal(set) var serverExpiresAt: Date?
     /// When the refresh token expires: the server's `refresh_expires_in`, or the policy's

@@ -2,6 +2,8 @@ import Foundation
 
 /// Expiry times of a token response, computed against the local time of receipt.
 struct TokenTimes {
+    /// The receipt time: what the access token's lifetime is measured from.
+    let accessIssuedAt: Int64
     let accessExpiresAt: Int64?
     let serverExpiresAt: Int64?
     let refreshExpiresAt: Int64
@@ -18,8 +20,12 @@ struct TokenTimes {
             // Only a server time is known: move it onto the local clock.
             accessExpiresAt = UnixMilliseconds.sum(UnixMilliseconds.from(seconds: expiresAt), -UnixMilliseconds.from(seconds: serverClockOffset))
         } else {
-            accessExpiresAt = nil
+            // No lifetime stated anywhere (no expires_in, expires_at or JWT exp): the policy's
+            // stated default, never "no expiry", which read as "no access token" and asked for a
+            // refresh on every call.
+            accessExpiresAt = UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: policy.assumedAccessTokenLifetime))
         }
+        accessIssuedAt = receipt
         serverExpiresAt = response.expiresAt.map { UnixMilliseconds.from(seconds: $0) }
         // Never before the receipt: the next open refuses a refresh expiry before the issue time
         // as damage (`SessionRecord.checkInvariants`), so what is written here must satisfy it.

@@ -21,9 +21,11 @@ enum APIFailureVerdict: Equatable {
         if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" || (parsed.saysAuthRequired && !parsed.saysSessionExpired) {
             return .endSession(.authRequired)
         }
-        if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" || parsed.saysSessionExpired {
-            return .endSession(.sessionExpired)
-        }
+        if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" { return .endSession(.sessionExpired) }
+        // An expired *access* token in plain words (PostgREST's "JWT expired", an RFC 6750
+        // description with "expired"): the refresh token may be alive, so refresh once first.
+        if status == 401, parsed.saysAccessTokenExpired { return .refreshAccessToken }
+        if parsed.saysSessionExpired { return .endSession(.sessionExpired) }
         return .notAuthentication
     }
 

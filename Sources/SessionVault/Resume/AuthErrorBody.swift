@@ -36,6 +36,16 @@ struct AuthErrorBody {
         allText.contains { text in Self.sessionExpiredPatterns.contains { text.contains($0) } }
     }
 
+    /// Case-insensitive patterns that say only the access token expired ("JWT expired" from
+    /// PostgREST, "token expired", "token is expired"): a refresh may fix it.
+    static let accessTokenExpiredPatterns = ["jwt expired", "token expired", "token is expired", "token has expired"]
+
+    var saysAccessTokenExpired: Bool {
+        allText.contains { text in
+            Self.accessTokenExpiredPatterns.contains { text.contains($0) } && !text.contains("refresh token") && !text.contains("refresh_token")
+        }
+    }
+
     var saysAuthRequired: Bool { allText.contains { $0.contains("auth_required") } }
 
     var saysInvalidGrant: Bool {

@@ -1,13 +1,19 @@
 import Foundation
 
 extension ResumeManager {
-    /// Starts refreshing in the background while the app is in the foreground: at the access
-    /// token's expiry minus `policy.minimumAccessTTL`, through the same single flight as
-    /// `resume()` and `freshAccessToken()` (never two refreshes at once). After a network failure
-    /// it tries again after the backoff (or the server's `retry_after`) and keeps going; it stops
-    /// by itself when the session ends (sign-out, rejected refresh) or needs an unlock. Call
-    /// `stopAutoRefresh()` when the app goes to the background. Starting twice is a no-op.
-    /// The loop reads the manager's clock (the one given to it, or to the vault it borrows).
+    /// Keeps the session alive while the app is in the foreground: refreshes when the access
+    /// token is due (`ResumePolicy.refreshDue(for:)`: its expiry minus a margin that shrinks
+    /// with the granted lifetime, never sooner than `minimumRefreshInterval` after it arrived),
+    /// through the same single flight as `resume()` and `freshAccessToken()` (never two
+    /// refreshes at once). After a network failure or a 429 it waits as long as the outcome
+    /// says (the backoff, or the server's `retry_after`) and goes on.
+    ///
+    /// Once started it runs whenever there is a session to keep alive, until
+    /// `stopAutoRefresh()`: at the login screen or the lock screen it waits, and a sign-in (here
+    /// or in another process), an unlock (`resumeAfterUnlock()`) or a launch that reaches home
+    /// sets it going again. Call `stopAutoRefresh()` when the app goes to the background.
+    /// Starting twice is a no-op. The loop reads the manager's clock (the one given to it, or to
+    /// the vault it borrows).
     public func startAutoRefresh() {
         startAutoRefresh(clock: SystemAutoRefreshClock(now: clock))
     }
@@ -28,24 +34,56 @@ extension ResumeManager {
     public func stopAutoRefresh() {
         autoRefresh?.cancel()
         autoRefresh = nil
+        autoRefreshWake?.finish()
+        autoRefreshWake = nil
     }
 
     /// Whether the auto-refresh loop is running.
     public var isAutoRefreshing: Bool { autoRefresh != nil }
 
+    /// For tests: waits until the loop waits for a sign-in or an unlock (an event, not a
+    /// deadline), polling the manager's own state; false if it does not within `timeout`.
+    package func waitUntilAutoRefreshWaitsForWake(timeout: TimeInterval = 30) async -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while autoRefreshWake == nil && Date() < end { try? await Task.sleep(nanoseconds: 5_000_000) }
+        return autoRefreshWake != nil
+    }
+
     private func autoRefreshEnded(_ generation: UInt64) {
         if generation == autoRefreshGeneration { autoRefresh = nil }
     }
 
+    /// Lets a loop waiting at the login or lock screen go on after an outcome that reached home.
+    func wakeAutoRefresh(after outcome: ResumeOutcome) {
+        if case .home = outcome { autoRefreshWake?.yield() }
+    }
+
     private func runAutoRefresh(clock: any AutoRefreshClock) async {
         while !Task.isCancelled {
-            guard let vault = try? openVaultForCall(), let session = try? await vault.currentSession() else {
-                logger.debug("auto-refresh stopped: no session")
-                return
+            let vault: Vault
+            do {
+                vault = try openVaultForCall()
+            } catch {
+                // Not now (a locked keystore after a restart): look again a little later.
+                logger.debug("auto-refresh waits: the vault cannot be opened now")
+                do { try await clock.sleep(until: clock.now().addingTimeInterval(5)) } catch { return }
+                continue
             }
-            let due = (session.accessExpiresAt ?? .distantPast).addingTimeInterval(-policy.minimumAccessTTL)
-            if clock.now() < due {
-                do { try await clock.sleep(until: due) } catch { return }
+            let current: Session?
+            do {
+                current = try await vault.currentSession()
+            } catch {
+                do { try await clock.sleep(until: clock.now().addingTimeInterval(5)) } catch { return }
+                continue
+            }
+            guard let session = current else {
+                logger.debug("auto-refresh waits for a sign-in")
+                await waitForWake(vault) { vault in (try? await vault.currentSession()) != nil }
+                continue
+            }
+            if let due = policy.refreshDue(for: session), clock.now() < due {
+                // Woken early by a change (a sign-in, another process's refresh): decide again.
+                await sleep(clock, until: due, orChangeOf: vault)
                 continue
             }
             if Task.isCancelled { return }
@@ -56,10 +94,53 @@ extension ResumeManager {
             case .offline(_, let delay), .unavailable(let delay, _):
                 retryAfter = delay
             case .login, .locked:
-                logger.debug("auto-refresh stopped: the session ended or needs an unlock")
-                return
+                logger.debug("auto-refresh waits: the session ended or needs an unlock")
+                await waitForWake(vault) { _ in false }
+                continue
             }
             do { try await clock.sleep(until: clock.now().addingTimeInterval(max(0.05, retryAfter))) } catch { return }
+        }
+    }
+
+    /// Sleeps until `deadline`, or until the vault changes (a new session here or elsewhere),
+    /// whichever comes first.
+    private func sleep(_ clock: any AutoRefreshClock, until deadline: Date, orChangeOf vault: Vault) async {
+        let events = await vault.events()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(until: deadline) }
+            group.addTask { for await event in events where Self.wakesAutoRefresh(event) { return } }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Waits for a sign-in, an unlock or a launch that reaches home: a vault change (here or in
+    /// another process) or a wake from this manager. `ready` is asked once after the watch
+    /// begins, so a change made just before is not missed.
+    private func waitForWake(_ vault: Vault, ready: @escaping @Sendable (Vault) async -> Bool) async {
+        let (wakes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        autoRefreshWake?.finish()
+        autoRefreshWake = continuation
+        defer {
+            continuation.finish()
+            autoRefreshWake = nil
+        }
+        let events = await vault.events()
+        if await ready(vault) { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in wakes { return } }
+            group.addTask { for await event in events where Self.wakesAutoRefresh(event) { return } }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// A change that can give the loop a session to keep alive: new tokens (a sign-in, a
+    /// refresh elsewhere), a change in another process, a wipe.
+    private static func wakesAutoRefresh(_ event: VaultEvent) -> Bool {
+        switch event {
+        case .tokenUpdated, .changedElsewhere, .wiped, .signedOut: return true
+        case .biometricChanged, .activeSubjectChanged: return false
         }
     }
 }

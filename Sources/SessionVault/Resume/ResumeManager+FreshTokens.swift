@@ -1,22 +1,54 @@
 import Foundation
 
 extension ResumeManager {
-    /// An access token for an API call, with at least `policy.minimumAccessTTL` left.
+    /// An access token for an API call, refreshed first when it is due (see
+    /// `ResumePolicy.refreshDue(for:)`: its expiry minus a margin of at most `minimumAccessTTL`).
     ///
     /// Refreshes only when needed, single-flight with `resume()`, auto-refresh and other
     /// processes (the refresh lock), so any number of concurrent calls make at most one request.
-    /// Inside the idle window an expired access token is refreshed silently; after the idle
-    /// timeout the answer is `.locked` (unlock first). No outcome carries token bytes in an error.
+    /// Every token handed out counts as the user's activity (`Vault.touch()`, coalesced): an
+    /// app whose user makes API calls is not locked by the idle timeout. After the idle timeout
+    /// (or a clock moved back under one) the answer is `.locked`: unlock first. An app extension
+    /// with no unlock screen uses `backgroundAccessToken()` instead. No outcome carries token
+    /// bytes in an error.
     public func freshAccessToken() async -> FreshTokenOutcome {
+        await accessToken(forUser: true)
+    }
+
+    /// An access token for work the user did not start now: an app extension (widget, intent,
+    /// notification service) or a background task. It keeps every rule of the session (sign-out,
+    /// refresh-token expiry, absolute lifetime, a server's 429, one refresh per due token) but
+    /// not the idle lock, which guards the app's screens, not its background work; it prompts
+    /// for nothing and does not count as activity.
+    public func backgroundAccessToken() async -> FreshTokenOutcome {
+        await accessToken(forUser: false)
+    }
+
+    private func accessToken(forUser: Bool) async -> FreshTokenOutcome {
+        if let pending = await storeUnsavedRotation() {
+            // The disk is still full: the rotated token from memory, the only valid one.
+            guard case .home(let session) = pending, let token = unsavedAccessToken() else { return Self.freshTokenOutcome(pending, token: nil) }
+            return .token(token, session)
+        }
         let outcome: ResumeOutcome
         do {
             let vault = try openVaultForCall()
-            switch try await vault.resumePath() {
+            // Background work is not held by the idle lock: decided as if there were none.
+            var rules = policy
+            if !forUser { rules.idleTimeout = nil }
+            let snapshot = try await vault.snapshot()
+            switch ResumeDecision.decide(snapshot, now: clock(), policy: rules) {
             case .valid(let session):
-                if let token = try await vault.accessToken() { return .token(token, session) }
+                if let token = try await vault.accessToken() {
+                    if forUser { try? await vault.touch() }
+                    return .token(token, session)
+                }
                 outcome = await refreshNow()
-            case .expired(_, .idle):
+            case .expired(_, let reason) where reason.requiresUnlock(under: rules):
                 return .locked
+            case .expired(let session, _) where !forUser:
+                // No prompt: the refresh alone, single-flight with every other caller.
+                outcome = await refreshForBackground(session)
             case .expired, .missing, .corrupted, .unavailable:
                 // The same decisions (and the same single flight) as a launch.
                 outcome = await resume()
@@ -26,6 +58,7 @@ extension ResumeManager {
         }
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
         let token = try? await openedVaultForCall()?.accessToken()
+        if forUser, token != nil { try? await openedVaultForCall()?.touch() }
         return Self.freshTokenOutcome(outcome, token: token ?? nil)
     }
 

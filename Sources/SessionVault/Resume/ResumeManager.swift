@@ -35,6 +35,16 @@ public actor ResumeManager {
     var autoRefresh: Task<Void, Never>?
     var autoRefreshGeneration: UInt64 = 0
     private var backoff: RetryBackoff
+    /// A server's 429 in this process: when it came (on the manager's clock) and how long it
+    /// asked to wait. The vault keeps the same for other processes (`Vault.deferRefreshes`).
+    private var rateLimit: (at: Date, delay: TimeInterval)?
+    /// A refresh the server answered whose rotated tokens could not be written yet (the disk was
+    /// full at the commit): kept in locked memory, handed to API calls, and written before
+    /// anything else is done. The refresh lock stays held meanwhile, so no process sends the
+    /// refresh token the server has already spent.
+    var unsavedRotation: UnsavedRotation?
+    /// Wakes the auto-refresh loop when it waits for a session (sign-in) or an unlock.
+    var autoRefreshWake: AsyncStream<Void>.Continuation?
 
     /// A manager that owns the vault at `path`: it opens it on first use (`resume()`, `vault`,
     /// any call) and reopens it after a recovery wipe. Create one per process and keep it.
@@ -107,6 +117,7 @@ public actor ResumeManager {
     public func resume() async -> ResumeOutcome {
         // A refresh is already deciding this launch's outcome: share it without another read.
         if let inFlight { return await inFlight.value }
+        if let pending = await storeUnsavedRotation() { return pending }
         let vault: Vault
         let path: ResumePath
         do {
@@ -129,29 +140,45 @@ public actor ResumeManager {
         case .expired(let session, let reason):
             // Unlock and refresh as one flight: concurrent resumes share one prompt, not only
             // one network call.
-            return await singleFlight {
+            let outcome = await singleFlight {
                 if let unlocked = await self.unlock(vault, session: session, reason: reason) { return unlocked }
                 return await self.performRefreshUnlessValidAgain(vault, session: session)
             }
+            // A launch (or return) that reached home is the user's activity.
+            if case .home = outcome { try? await vault.touch() }
+            wakeAutoRefresh(after: outcome)
+            return outcome
         }
     }
 
     /// Continues after the app's own PIN or password screen accepted the user (following a
     /// `.locked` outcome): refreshes and goes home.
+    ///
+    /// The manager takes the app's word for it: it has no proof of its own that the user passed
+    /// the app's screen. An app without such a screen sets `ResumePolicy.idleTimeout` to nil
+    /// instead of calling this unchecked. An unlock is activity, and after a clock that moved
+    /// back it makes the current time the vault's reference again.
     public func resumeAfterUnlock() async -> ResumeOutcome {
         guard let vault = openedVault else { return await resume() }
+        if let pending = await storeUnsavedRotation() { return pending }
         do {
             guard let session = try await vault.currentSession() else { return await resume() }
+            try await vault.reanchorClockIfMovedBack(userPresent: true)
             try await vault.touch()
-            return await singleFlight { await self.performRefreshUnlessValidAgain(vault, session: session) }
+            let outcome = await singleFlight { await self.performRefreshUnlessValidAgain(vault, session: session) }
+            wakeAutoRefresh(after: outcome)
+            return outcome
         } catch {
             return await outcome(for: error)
         }
     }
 
-    /// Refreshes now (single-flight), e.g. from a background task. On failure the outcome's
-    /// `retryAfter` carries the backoff delay for the next attempt.
+    /// Refreshes now (single-flight), e.g. from a background task, whether or not the access
+    /// token is due: the one call that may refresh a token the server has just issued. A
+    /// server's 429 is still honoured (`.offline` until its `retry_after` has passed, without a
+    /// request). On failure the outcome's `retryAfter` carries the delay for the next attempt.
     public func refreshNow() async -> ResumeOutcome {
+        if let pending = await storeUnsavedRotation() { return pending }
         do {
             let vault = try openVault()
             guard let session = try await vault.currentSession() else { return await resume() }
@@ -181,13 +208,15 @@ public actor ResumeManager {
 
     /// Biometric unlock when enabled; nil means "go on and refresh".
     private func unlock(_ vault: Vault, session: Session, reason: ExpiryReason) async -> ResumeOutcome? {
+        let needsUser = reason.requiresUnlock(under: policy)
         guard session.biometricEnabled, let biometrics else {
-            // Idle without biometrics: the app's own password screen, then resumeAfterUnlock().
-            return reason == .idle ? .locked : nil
+            // Idle (or a clock moved back past an idle limit) without biometrics: the app's own
+            // password screen, then resumeAfterUnlock().
+            return needsUser ? .locked : nil
         }
         // An active user whose access token merely expired refreshes silently unless the policy
         // asks for a prompt before every refresh: otherwise every hour of use would prompt.
-        if reason != .idle && policy.biometricPrompt == .afterIdle { return nil }
+        if !needsUser && policy.biometricPrompt == .afterIdle { return nil }
         let recorded = await vault.biometricDomainState()
         if let recorded, let current = await biometrics.currentDomainState(), current != recorded {
             // Someone enrolled a new finger or face: the stored unlock no longer proves the owner.
@@ -196,6 +225,9 @@ public actor ResumeManager {
         }
         switch await biometrics.authenticate(reason: "Unlock to continue your session") {
         case .success:
+            // The user is here now: the reference for later decisions, even after a clock that
+            // moved back (which would otherwise lock again on the next call).
+            try? await vault.reanchorClockIfMovedBack(userPresent: true)
             try? await vault.touch()
             return nil
         case .failed, .cancelled, .unavailable:
@@ -209,6 +241,12 @@ public actor ResumeManager {
     private func performRefreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
         if case .valid(let current)? = try? await vault.resumePath() { return .home(current) }
         return await performRefresh(expected: session)
+    }
+
+    /// The refresh of `session` with no unlock before it (`backgroundAccessToken()`).
+    func refreshForBackground(_ session: Session) async -> ResumeOutcome {
+        if let pending = await storeUnsavedRotation() { return pending }
+        return await refresh(expected: session)
     }
 
     /// Single-flight: callers during one refresh share its outcome.
@@ -236,7 +274,8 @@ public actor ResumeManager {
             }
             let lock = try refreshLock(for: vault)
             guard try lock.tryLock() else { return try await waitForOtherRefresh(vault, session: session, lock: lock) }
-            defer { lock.unlock() }
+            // Kept while a rotation waits in memory for space: see `unsavedRotation`.
+            defer { if unsavedRotation == nil { lock.unlock() } }
             return try await refreshHoldingLock(vault, session: session)
         } catch VaultError.staleSession {
             // The session was signed out or replaced while we refreshed: report what is there now.
@@ -253,8 +292,15 @@ public actor ResumeManager {
         // The previous holder may have rotated (or signed out) just before it let go.
         guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
         if current.tokenVersion > session.tokenVersion { return .home(current) }
+        // A server's 429, seen here or recorded by another process: no request until it passed.
+        if let wait = try await refreshDeferral(vault) {
+            logger.notice("refresh deferred by the server's rate limit", metadata: ["refresh.retryAfter": "\(wait)"])
+            return .offline(current, retryAfter: wait)
+        }
         // A mark left by a holder that died: the server may have spent the token already.
         let interrupted = current.refreshPendingSince != nil
+        // Durable, and it takes the space the rotation will need: a full disk fails here, before
+        // the token is sent, never after the server has spent it.
         try await vault.markRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion)
         guard let token = try await vault.refreshToken() else { return await outcomeWithoutRefresh(vault) }
         let refreshed: RefreshedTokens
@@ -264,7 +310,14 @@ public actor ResumeManager {
             return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
-        let rotation = await Self.rotating(vault, refreshed, session: session, serverClockOffset: offset)
+        let rotation = await Self.rotating(vault, refreshed, sessionID: session.id, version: session.tokenVersion, serverClockOffset: offset)
+        if case .failure(.storageFull) = rotation {
+            // The server has spent the old token: the new ones are all the session has. Keep
+            // them in locked memory, keep the refresh lock, and write them on the next call.
+            unsavedRotation = UnsavedRotation(sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset)
+            logger.error("rotated tokens could not be stored (storage full); kept in memory until they can be", metadata: ["session.id": "\(session.id)"])
+            return .home(current)
+        }
         guard case .success(let stored) = rotation else {
             if case .failure(.subjectMismatch) = rotation {
                 // Terminal: retrying would spend another refresh token on every attempt.
@@ -275,20 +328,27 @@ public actor ResumeManager {
             return await outcomeWithoutRefresh(vault)
         }
         backoff.reset()
+        rateLimit = nil
+        // The server just answered: after a clock that moved back, now is the reference again
+        // (one rollback costs this one refresh, not one per call until the clock catches up).
+        try? await vault.reanchorClockIfMovedBack(userPresent: false)
         logger.info("session refreshed", metadata: ["session.id": "\(stored.id)", "token.fp": "\(stored.refreshTokenFingerprint?.hex ?? "-")"])
         return .home(stored)
     }
 
     /// The rotate of a refresh result, as a value (a typed `catch` here trips the compiler).
-    private static func rotating(_ vault: Vault, _ refreshed: RefreshedTokens, session: Session,
-                                 serverClockOffset: TimeInterval?) async -> Result<Session, VaultError> {
+    static func rotating(_ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String, version: Int64,
+                         serverClockOffset: TimeInterval?) async -> Result<Session, VaultError> {
         do {
-            return .success(try await vault.rotate(refreshed.response, expectedSessionID: session.id, expectedVersion: session.tokenVersion,
+            return .success(try await vault.rotate(refreshed.response, expectedSessionID: sessionID, expectedVersion: version,
                                                    serverClockOffset: serverClockOffset))
         } catch {
             return .failure(error)
         }
     }
+
+    /// Lets go of the refresh lock a stored-late rotation kept (see `unsavedRotation`).
+    func releaseRefreshLock() { openedRefreshLock?.unlock() }
 
     /// This manager's handle on the vault's refresh lock file, opened on first use.
     private func refreshLock(for vault: Vault) throws(VaultError) -> FileLock {
@@ -328,11 +388,35 @@ public actor ResumeManager {
         case .rateLimited(let retryAfter):
             if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             _ = backoff.nextDelay()
-            return .offline(session, retryAfter: retryAfter)
+            // A custom refresher may hand over any number: bounded like a server's.
+            let delay = AuthErrorBody.boundedDelay(retryAfter) ?? 60
+            // Kept for this process, and in the vault for the others.
+            let now = clock()
+            rateLimit = (now, delay)
+            try? await vault.deferRefreshes(until: now.addingTimeInterval(delay))
+            return .offline(session, retryAfter: delay)
         case .serverUnavailable, .network, .invalidResponse:
             if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             return .offline(session, retryAfter: backoff.nextDelay())
         }
+    }
+
+    /// How long no refresh may be sent yet (a 429's `retry_after`, from this process or recorded
+    /// in the vault by another); nil when one may be sent now. A recorded time is trusted for at
+    /// most the longest delay a server may ask for: a clock set back must not stretch it.
+    private func refreshDeferral(_ vault: Vault) async throws(VaultError) -> TimeInterval? {
+        let now = clock()
+        var wait: TimeInterval = 0
+        if let rateLimit {
+            // Never more than the delay asked for, and never less because the clock moved back.
+            let remaining = min(rateLimit.delay, rateLimit.delay - now.timeIntervalSince(rateLimit.at))
+            if remaining > 0 { wait = remaining } else { self.rateLimit = nil }
+        }
+        if let notBefore = try await vault.refreshNotBefore() {
+            let remaining = notBefore.timeIntervalSince(now)
+            if remaining > 0 { wait = max(wait, min(remaining, AuthErrorBody.longestRetryDelay)) }
+        }
+        return wait > 0 ? wait : nil
     }
 
     /// Another process (or manager) holds the refresh lock: wait for its result to land in the
@@ -348,7 +432,7 @@ public actor ResumeManager {
             guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
             if current.tokenVersion > session.tokenVersion { return .home(current) }
             if try lock.tryLock() {
-                defer { lock.unlock() }
+                defer { if unsavedRotation == nil { lock.unlock() } }
                 return try await refreshHoldingLock(vault, session: session)
             }
             if DispatchTime.now().uptimeNanoseconds &- start >= limit {

@@ -36,6 +36,7 @@ extension Vault {
                 id: id, identity: identity, activeSubject: nil, tokenType: response.tokenType, scope: response.scope,
                 refreshTokenFingerprint: sealed.refreshFingerprint, accessTokenFingerprint: sealed.accessFingerprint,
                 accessExpiresAt: times.accessExpiresAt.map(Date.init(unixMilliseconds:)),
+                accessIssuedAt: Date(unixMilliseconds: times.accessIssuedAt),
                 serverExpiresAt: times.serverExpiresAt.map(Date.init(unixMilliseconds:)),
                 refreshExpiresAt: Date(unixMilliseconds: times.refreshExpiresAt), issuedAt: receipt,
                 absoluteDeadline: times.absoluteDeadline.map(Date.init(unixMilliseconds:)), lastActiveAt: receipt,
@@ -102,6 +103,7 @@ extension Vault {
                                         access: Token(secret: response.accessToken.secret, fingerprint: sealed.accessFingerprint))
             state.generation = generation
             state.serverClockOffset = offset
+            state.refreshNotBefore = nil
         }
         try write("rotate", apply: apply) { connection, now in
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
@@ -111,8 +113,19 @@ extension Vault {
                                             [.integer(version)])
             guard updated else { throw VaultError.staleSession }
             written = record
-            // The refresh this result settles is over: its lease goes in the same transaction.
+            // The refresh this result settles is over: its lease goes in the same transaction,
+            // and a rate limit recorded earlier no longer holds (the server answered).
             try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
+            try connection.run("UPDATE vault_state SET refresh_not_before = 0 WHERE singleton = 1 AND refresh_not_before <> 0")
+            // The space the refresh mark held goes back to the free list for the pages this
+            // rotation writes. Without secure_delete for this one statement: the reserve holds
+            // only zeros, and zeroing its pages again would write as many pages as it frees,
+            // past the space the mark made sure of.
+            try connection.execute("PRAGMA secure_delete = OFF")
+            do {
+                defer { try? connection.execute("PRAGMA secure_delete = ON") }
+                try connection.run("DELETE FROM refresh_reserve")
+            }
             if serverClockOffset != nil {
                 try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(UnixMilliseconds.from(seconds: offset))])
             }

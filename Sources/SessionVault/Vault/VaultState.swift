@@ -9,6 +9,9 @@ struct VaultState {
     var emptyReason: MissingReason
     var serverClockOffset: TimeInterval
     var biometricPreference: Bool
+    /// No refresh is sent before this local time: a server's 429 `retry_after`, kept for every
+    /// process (migration 7). Nil: none.
+    var refreshNotBefore: Date? = nil
     /// Tells this vault from a later one at the same path (migration 6; see `GenerationWitness`).
     var vaultID: [UInt8]? = nil
     /// The connection's `PRAGMA data_version` in the same read transaction as the rows above:
@@ -42,7 +45,7 @@ struct VaultState {
         let dataVersion = try connection.scalarInt("PRAGMA data_version") ?? 0
         let stateRow = try connection.cached("""
             SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id,
-                state_mac
+                state_mac, refresh_not_before
             FROM vault_state WHERE singleton = 1
             """)
         try stateRow.bind([])
@@ -63,6 +66,8 @@ struct VaultState {
         var sealed = StateSeal.Message()
         for column: Int32 in [1, 6, 5, 0] { stateRow.withRawColumn(column) { sealed.append($0) } }
         let storedSeal = stateRow.blob(7)
+        let notBefore = stateRow.int64(8)
+        state.refreshNotBefore = notBefore > 0 ? Date(unixMilliseconds: notBefore) : nil
         stateRow.reset()
         if let currentID {
             let sessionRow = try connection.cached(SessionRecord.selectByID)

@@ -96,6 +96,14 @@ final class ScriptedHTTPServer: Sendable {
 
     func enqueue(_ response: ScriptedResponse) { engine.locked { $0.queue.append(response) } }
 
+    /// Answers each request when the queue is empty, before `defaultResponse`: a server with
+    /// state of its own (`RotatingTokenServer`). Runs under the server's lock: it must not call
+    /// back into the server.
+    var responder: (@Sendable (RecordedRequest) -> ScriptedResponse)? {
+        get { engine.locked { $0.responder } }
+        set { engine.locked { $0.responder = newValue } }
+    }
+
     /// Used whenever the queue is empty. Defaults to a 404 so unscripted calls stand out.
     var defaultResponse: ScriptedResponse {
         get { engine.locked { $0.defaultResponse } }
@@ -178,6 +186,7 @@ extension ScriptedHTTPServer {
         struct State {
             var queue: [ScriptedResponse] = []
             var defaultResponse = ScriptedResponse(status: 404, body: Data("no scripted response\n".utf8))
+            var responder: (@Sendable (RecordedRequest) -> ScriptedResponse)?
             var requests: [RecordedRequest] = []
             var stopped = false
             /// The sockets of `.hang` requests being held; removed before they are closed.
@@ -280,7 +289,7 @@ extension ScriptedHTTPServer {
             guard let request = readRequest(fd) else { return }
             let response = locked { state in
                 state.requests.append(request)
-                let response = state.queue.isEmpty ? state.defaultResponse : state.queue.removeFirst()
+                let response = state.queue.isEmpty ? (state.responder?(request) ?? state.defaultResponse) : state.queue.removeFirst()
                 // Held from the moment the request is recorded: a test that has seen the request
                 // counts this one (openHangingRequests) without a gap.
                 if case .hang = response.action { state.hanging.insert(fd) }

@@ -1,0 +1,30 @@
+import Foundation
+
+extension ResumeManager {
+    /// Writes a rotation kept in memory (see `unsavedRotation`) before anything else is done.
+    ///
+    /// - Returns: nil when there is none, or it is stored now (the caller goes on as usual);
+    ///   `.home` with the stored session while the disk is still full (API calls get the
+    ///   rotated access token from memory meanwhile, `freshAccessToken()`).
+    func storeUnsavedRotation() async -> ResumeOutcome? {
+        guard let pending = unsavedRotation, let vault = openedVaultForCall() else { return nil }
+        let result = await Self.rotating(vault, pending.refreshed, sessionID: pending.sessionID, version: pending.version,
+                                         serverClockOffset: pending.serverClockOffset)
+        switch result {
+        case .failure(.storageFull):
+            guard let session = try? await vault.currentSession(), session.id == pending.sessionID else { break }
+            return .home(session)
+        case .success:
+            logger.notice("rotated tokens kept in memory are stored now", metadata: ["session.id": "\(pending.sessionID)"])
+        case .failure(let error):
+            // Signed out or replaced meanwhile: the rotation belongs to no session any more.
+            logger.notice("rotated tokens kept in memory belong to no current session", metadata: ["error": "\(error)"])
+        }
+        unsavedRotation = nil
+        releaseRefreshLock()
+        return nil
+    }
+
+    /// The access token of a rotation kept in memory, for an API call while it cannot be stored.
+    func unsavedAccessToken() -> Token? { unsavedRotation?.refreshed.response.accessToken }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// A refresh the server answered whose rotated tokens could not be written (the commit met a
+/// full disk): the only copy of the session's new tokens, in locked memory (`Token`), until the
+/// write succeeds. See `ResumeManager.unsavedRotation`.
+struct UnsavedRotation: Sendable {
+    /// The session and token version the refresh started from: the write's compare-and-swap.
+    let sessionID: String
+    let version: Int64
+    let refreshed: RefreshedTokens
+    let serverClockOffset: TimeInterval?
+}

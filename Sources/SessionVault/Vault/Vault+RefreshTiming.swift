@@ -1,0 +1,52 @@
+import Foundation
+
+extension Vault {
+    /// The local time before which no process sends a refresh (a server's 429 `retry_after`);
+    /// nil when none is pending. Notices what another process recorded first.
+    func refreshNotBefore() throws(VaultError) -> Date? {
+        try refreshIfChangedElsewhere()
+        return state.refreshNotBefore
+    }
+
+    /// Records a server's 429 for every process of the app: no refresh is sent before `time`.
+    /// A later time never moves back to an earlier one; a successful rotation clears it.
+    func deferRefreshes(until time: Date) throws(VaultError) {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
+        try write("refreshDeferred") { connection, _ in
+            try connection.run("UPDATE vault_state SET refresh_not_before = max(refresh_not_before, ?) WHERE singleton = 1",
+                               [.integer(time.unixMilliseconds)])
+        }
+    }
+
+    /// After the clock moved back, makes the current time the vault's reference again: the
+    /// latest time seen becomes now and, when `userPresent`, activity recorded in the future is
+    /// brought back to now. Called only on evidence that now is real: an unlock the user just
+    /// passed (`userPresent`), or a refresh the server just answered. Without it, every later
+    /// decision would see the rollback again and refresh (or lock) once per call until the clock
+    /// caught up. A refresh alone never re-anchors activity: a background refresh must not
+    /// erase the evidence that makes the next screen ask for an unlock.
+    /// A no-op (no write) when the clock did not move back.
+    func reanchorClockIfMovedBack(userPresent: Bool) throws(VaultError) {
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
+        try refreshIfChangedElsewhere()
+        let now = clock()
+        let lastActive = userPresent ? max(pendingActivity ?? .distantPast, state.current?.session.lastActiveAt ?? .distantPast) : .distantPast
+        guard ResumeDecision.clockMovedBack(lastWallClock: state.lastWallClock, lastActiveAt: lastActive, now: now, policy: policy) else { return }
+        if userPresent {
+            // Coalesced activity from before the re-anchor carries the old, later clock.
+            pendingActivity = nil
+            lastActivityWrite = nil
+        }
+        let id = userPresent ? state.current?.session.id : nil
+        try write("clockReanchored") { connection, now in
+            try connection.run("UPDATE vault_state SET last_wall_clock = ? WHERE singleton = 1", [.integer(now.unixMilliseconds)])
+            if let id {
+                try connection.run("UPDATE sessions SET last_active_at = min(last_active_at, ?) WHERE id = ?", [.integer(now.unixMilliseconds), .text(id)])
+            }
+            try audit(connection, .clockReanchored, sessionID: id, fingerprint: nil, reason: nil, at: now)
+        }
+        logger.notice("clock moved back; vault re-anchored to now", metadata: ["vault.operation": "clockReanchored"])
+    }
+}
