@@ -261,7 +261,7 @@ struct SessionDayTests {
         let due = try #require(await clock.waitForSleeper(after: fixture.clock.now))
         #expect(due == next.issuedAt.addingTimeInterval(450))
         clock.advance(to: due)
-        #expect(await server.http.waitForRequests(1))
+        #expect(await server.waitForRefreshes(1))
         await manager.stopAutoRefresh()
         #expect(server.refreshCount == 1 && server.reuseCount == 0)
     }

@@ -57,6 +57,8 @@ extension ResumeManager {
             return Self.freshTokenOutcome(await outcomeForError(error), token: nil)
         }
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
+        // A rotation the disk could not take yet holds the only live access token.
+        if let unsaved = unsavedAccessToken() { return Self.freshTokenOutcome(outcome, token: unsaved) }
         let token = try? await openedVaultForCall()?.accessToken()
         if forUser, token != nil { try? await openedVaultForCall()?.touch() }
         return Self.freshTokenOutcome(outcome, token: token ?? nil)

@@ -2,48 +2,54 @@ import Foundation
 
 extension Vault {
     /// Durably marks a refresh of the current session at `expectedVersion` as pending, before
-    /// its request goes out.
+    /// its request goes out, after taking the space its rotation will need.
     ///
     /// Who may send the refresh token is decided by the refresh lock (`VaultFiles.refreshLock`),
     /// not here; this mark is what survives a crash: a launch that finds it knows the server may
     /// already have spent the token (`expired(.refreshInterrupted)`), so a refusal then is no
     /// surprise and not corruption.
-    /// - Throws: `.staleSession` when the current session is no longer `sessionID` at
-    ///   `expectedVersion`, checked under the write lock.
+    /// - Throws: `.storageFull` when the space for the rotation cannot be had (nothing marked,
+    ///   nothing to be sent); `.staleSession` when the current session is no longer `sessionID`
+    ///   at `expectedVersion`, checked under the write lock.
     func markRefreshPending(sessionID: String, expectedVersion: Int64) throws(VaultError) {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         guard state.current?.session.id == sessionID, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
+        try reserveRotationSpace()
         try write("refreshPending") { connection, now in
             try connection.run("""
                 UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?)
                 WHERE id = ? AND token_version = ? AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
                 """, [.integer(now.unixMilliseconds), .text(sessionID), .integer(expectedVersion)])
             guard connection.changes == 1 else { throw VaultError.staleSession }
-            // Space for the rotation, taken now: see `rotationReserveBytes`.
+        }
+    }
+
+    /// The space the reserve holds for a rotation: more than a rotation writes (the session's row
+    /// with two sealed tokens, the state row, an audit slot, the b-tree pages above them), which
+    /// measured 44–52 KiB of free space failing the rotation's commit.
+    static let rotationReserveBytes = 96 * 1024
+
+    /// Makes the rotation's space certain before the token is sent. A reserve row of
+    /// `rotationReserveBytes` is written (the log grows by as much), and the log is copied into
+    /// the database (which grows by as much) so the next write starts the log again from its
+    /// beginning: the mark and then the rotation write their frames over blocks the log file
+    /// already has, and the rotation's pages reuse the reserve it frees. A full disk fails here,
+    /// before anything is sent. A reader in another process can keep the log from starting over;
+    /// the rotation then appends as any write does, and `ResumeManager` keeps a rotation it could
+    /// not store in locked memory and writes it when it can.
+    private func reserveRotationSpace() throws(VaultError) {
+        try write("refreshReserve") { connection, _ in
             try connection.run("INSERT OR REPLACE INTO refresh_reserve (singleton, reserve) VALUES (1, zeroblob(?))",
                                [.integer(Int64(Self.rotationReserveBytes))])
         }
-        makeReserveReusable()
-    }
-
-    /// The space the mark holds for the rotation: more than a rotation writes (the session's row
-    /// with two sealed tokens, the state row, an audit slot, the b-tree pages above them, the log
-    /// index), measured at 44–52 KiB of free space failing the rotation's commit.
-    static let rotationReserveBytes = 96 * 1024
-
-    /// Moves the log's frames into the database and lets the next write start the log from its
-    /// beginning, over blocks the file already has: the rotation that follows the mark then
-    /// writes its frames into space that exists, and its pages reuse the reserve it frees.
-    /// Best effort: a reader in another process may keep the log from restarting, and the
-    /// rotation then appends as any write does (`ResumeManager` keeps a rotation it could not
-    /// store in locked memory and retries the write).
-    private func makeReserveReusable() {
-        guard let connection else { return }
+        let connection = try liveConnection()
         do {
             try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        } catch where error.isOutOfSpace {
+            throw .storageFull("no room to copy the log into the database before a refresh: \(error)")
         } catch {
-            logger.debug("checkpoint after the refresh mark did not run", metadata: ["error": "\(error)"])
+            logger.debug("checkpoint before a refresh did not run", metadata: ["error": "\(error)"])
         }
     }
 

@@ -21,6 +21,7 @@ final class RotatingTokenServer: @unchecked Sendable {
     private var pendingRateLimits: [Int] = []
     private let expiresIn: Int?
     private let clock: ManualClock
+    private let startedAt: Date
 
     /// - Parameters:
     ///   - expiresIn: the `expires_in` every answer states; nil leaves it (and any JWT) out.
@@ -29,6 +30,7 @@ final class RotatingTokenServer: @unchecked Sendable {
         http = try ScriptedHTTPServer()
         self.expiresIn = expiresIn
         self.clock = clock
+        startedAt = clock.now
         http.responder = { [unowned self] request in self.answer(request) }
     }
 
@@ -46,6 +48,14 @@ final class RotatingTokenServer: @unchecked Sendable {
     }
 
     var requests: [Logged] { lock.withLock { log } }
+    /// Waits until `count` refresh requests have reached the server (the event, polled); false if
+    /// that does not happen within `timeout`.
+    func waitForRefreshes(_ count: Int, timeout: TimeInterval = 30) async -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while refreshCount < count && Date() < end { try? await Task.sleep(nanoseconds: 5_000_000) }
+        return refreshCount >= count
+    }
+
     /// Refresh requests that reached the server.
     var refreshCount: Int { lock.withLock { log.count } }
     /// Access tokens issued: the sign-in's and one per successful refresh.
@@ -53,6 +63,13 @@ final class RotatingTokenServer: @unchecked Sendable {
     /// Refreshes that sent a token already spent.
     var reuseCount: Int { lock.withLock { log.filter { $0.status == 400 }.count } }
     var rateLimitedCount: Int { lock.withLock { log.filter { $0.status == 429 }.count } }
+
+    /// When access token `A-n` was issued, on this server's clock (nil: never issued). `A-0` is
+    /// the sign-in's, issued when the server was made.
+    func issueTime(ofAccessToken name: String) -> Date? {
+        guard name.hasPrefix("A-"), let n = Int(name.dropFirst(2)) else { return nil }
+        return lock.withLock { n == 0 ? startedAt : log.filter { $0.status == 200 }.dropFirst(n - 1).first?.at }
+    }
 
     private func answer(_ request: RecordedRequest) -> ScriptedResponse {
         // Only refreshes are this server's business; a sign-out (`/logout`) is answered as GoTrue
