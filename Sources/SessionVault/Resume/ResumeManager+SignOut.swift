@@ -1,25 +1,145 @@
 import Foundation
 
 extension ResumeManager {
-    /// Signs the user out: the vault is cleared first, always (offline too), then the server is
-    /// told when the refresher can (`SessionTerminator`): GoTrue `POST /logout?scope=…`, RFC 7009
+    /// How close to its expiry (by this device's clock) an access token is refreshed before a
+    /// logout that it authenticates (GoTrue): the request must reach the server while the token
+    /// is still accepted. A clock that is wrong is caught by the server's refusal instead
+    /// (`.accessTokenRejected`: one refresh, one more logout).
+    static let signOutAccessMargin: TimeInterval = 60
+
+    /// Signs the user out: the vault is cleared, always (offline too), then the server is told
+    /// when the refresher can (`SessionTerminator`): GoTrue `POST /logout?scope=…`, RFC 7009
     /// revocation, and for OIDC an end-session URL for the app to open. What the server says is
-    /// reported and audited; it never undoes or delays the local sign-out.
+    /// reported and audited; it never undoes the local sign-out.
+    ///
+    /// Before it reads the tokens, sign-out takes the refresh lock (the `flock` beside the vault
+    /// that every refresh holds, in this process and in others), so that it ends the session with
+    /// the last tokens the server issued, and no refresh can send a token after it returned. It
+    /// waits for a refresh in flight at most `refreshWaitLimit` seconds (measured on the
+    /// monotonic clock); past that it clears the vault anyway and says so
+    /// (`SignOutResult.refreshWasInFlight`): the holder then finds the session gone when its
+    /// answer arrives and ends the server session with the tokens it received.
+    ///
+    /// When ending the session needs a live access token (GoTrue) and the stored one is dead or
+    /// within a minute of it, the refresh token is spent once, under the refresh lock and after
+    /// the vault was cleared, for a fresh one; the same happens once when the server refuses the
+    /// access token (a device clock running late). The refreshed tokens are never stored.
+    ///
+    /// What the result promises about the server session: see `SignOutResult`.
     /// - Throws: only when the local sign-out itself failed (the vault cannot be written now).
     public func signOut(scope: SignOutScope = .local) async throws(VaultError) -> SignOutResult {
         let vault = try openVaultForCall()
-        // Kept only for the server call: the vault forgets them in the next step.
-        let refreshToken = try await vault.refreshToken()
-        let accessToken = try await vault.accessToken()
-        let hadSession = try await vault.currentSession() != nil
-        try await vault.signOut(reason: .signedOut)
-        guard hadSession else { return SignOutResult(server: .noSession, endSessionURL: nil) }
-        guard let terminator = refresher as? any SessionTerminator else {
-            return SignOutResult(server: .notSupported, endSessionURL: nil)
+        let lock = try refreshLock(for: vault)
+        let held = await takeRefreshLockForSignOut(lock)
+        let session: Session?, refreshToken: Token?, accessToken: Token?
+        do {
+            // Read under the lock: a refresh that finished while we waited has rotated them.
+            session = try await vault.currentSession()
+            refreshToken = try await vault.refreshToken()
+            accessToken = try await vault.accessToken()
+            try await vault.signOut(reason: .signedOut)
+        } catch {
+            if held { lock.unlock() }
+            throw error
         }
-        let server = await terminator.endServerSession(refreshToken: refreshToken, accessToken: accessToken, scope: scope)
-        try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)")
-        logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)"])
-        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL())
+        // The vault no longer holds the refresh token: no other refresh can spend it, so the
+        // lock goes now rather than after the server's answer.
+        if held { lock.unlock() }
+        guard let session else { return SignOutResult(server: .noSession, endSessionURL: nil) }
+        guard let terminator = refresher as? any SessionTerminator else {
+            return SignOutResult(server: .notSupported, endSessionURL: nil, refreshWasInFlight: !held)
+        }
+        let server = await endServerSession(terminator, session: session, refreshToken: refreshToken, accessToken: accessToken,
+                                            scope: scope, mayRefresh: held)
+        try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)\(held ? "" : ":refreshInFlight")")
+        logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
+                                             "signOut.refreshInFlight": "\(!held)"])
+        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held)
+    }
+
+    /// Tells the server, refreshing first (or once after a refusal) when the terminator needs a
+    /// live access token and `mayRefresh` (this sign-out held the refresh lock when it read the
+    /// refresh token, so nobody else is spending it).
+    private func endServerSession(_ terminator: any SessionTerminator, session: Session, refreshToken: Token?, accessToken: Token?,
+                                  scope: SignOutScope, mayRefresh: Bool) async -> ServerSignOut {
+        var access = accessToken, refresh = refreshToken
+        var refreshed = false
+        let needsAccess = terminator.endsSessionWithAccessToken && mayRefresh
+        let spent = access == nil || (session.accessExpiresAt.map { $0.timeIntervalSince(clock()) <= Self.signOutAccessMargin } ?? true)
+        if needsAccess, spent, let token = refresh {
+            switch await refreshForSignOut(token) {
+            case .success(let fresh, let rotated): (access, refresh, refreshed) = (fresh, rotated ?? refresh, true)
+            case .failure(let outcome): return outcome
+            }
+        }
+        let answer = await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: scope)
+        guard answer == .accessTokenRejected, needsAccess, !refreshed, let token = refresh else { return answer }
+        // Refused before the session was looked at (the device's clock thought the token alive):
+        // one refresh, one more attempt, never a loop.
+        switch await refreshForSignOut(token) {
+        case .success(let fresh, let rotated):
+            return await terminator.endServerSession(refreshToken: rotated ?? token, accessToken: fresh, scope: scope)
+        case .failure(let outcome):
+            return outcome
+        }
+    }
+
+    /// Spends the refresh token of a session the vault no longer holds, for a live access token.
+    /// A refusal that kills the refresh token means the server holds no session for it.
+    private func refreshForSignOut(_ token: Token) async -> SignOutRefresh {
+        do {
+            let refreshed = try await refresher.refresh(using: token)
+            return .success(access: refreshed.response.accessToken, refresh: refreshed.response.refreshToken)
+        } catch {
+            switch error {
+            case .invalidGrant, .sessionExpired: return .failure(.alreadyEnded)
+            case .clientRejected(error: let code): return .failure(.clientRejected(code))
+            default: return .failure(.failed("the access token needed a refresh first, which failed: \(error)"))
+            }
+        }
+    }
+
+    /// A refresh made for the sign-out: fresh tokens, or the answer that ends the attempt.
+    private enum SignOutRefresh {
+        case success(access: Token, refresh: Token?)
+        case failure(ServerSignOut)
+    }
+
+    /// Waits (bounded by `refreshWaitLimit`, on the monotonic clock) for the refresh lock; true
+    /// when this sign-out holds it. Suspends rather than blocks, so this process's own refresh
+    /// in flight (on this actor) can finish and let go of it.
+    private func takeRefreshLockForSignOut(_ lock: FileLock) async -> Bool {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let limit = UInt64(max(0, min(refreshWaitLimit, 3600)) * 1_000_000_000)
+        var announced = false
+        while true {
+            // A lock that cannot be taken at all (an I/O error) is treated as held elsewhere:
+            // the local sign-out must still happen.
+            if (try? lock.tryLock()) == true { return true }
+            if DispatchTime.now().uptimeNanoseconds &- start >= limit {
+                logger.notice("sign-out stopped waiting for a refresh; clearing the vault without it")
+                return false
+            }
+            if !announced {
+                logger.info("sign-out waits for a refresh in flight")
+                announced = true
+            }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+    }
+
+    /// A refresh answered after the session it refreshed was signed out (or replaced by another
+    /// sign-in): the server holds a session for the tokens it just issued, which nobody will
+    /// ever use. End it with them rather than drop them. Not when the same session is still
+    /// current at a later version (someone else rotated it): that session lives on.
+    func endOrphanedRotation(_ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String) async {
+        guard let terminator = refresher as? any SessionTerminator else { return }
+        // Only on a successful read: a vault that cannot be read now proves nothing gone.
+        guard let current = try? await vault.currentSession() as Session??, current?.id != sessionID else { return }
+        let server = await terminator.endServerSession(refreshToken: refreshed.response.refreshToken,
+                                                       accessToken: refreshed.response.accessToken, scope: .local)
+        try? await vault.recordAudit(.serverSignOut, reason: "orphanedRotation:\(server.code)")
+        logger.notice("a refresh answered after sign-out; its tokens were sent to end the server session",
+                      metadata: ["session.id": "\(sessionID)", "signOut.server": "\(server.code)"])
     }
 }

@@ -17,8 +17,10 @@ extension ResumeManager {
         case .success:
             logger.notice("rotated tokens kept in memory are stored now", metadata: ["session.id": "\(pending.sessionID)"])
         case .failure(let error):
-            // Signed out or replaced meanwhile: the rotation belongs to no session any more.
+            // Signed out or replaced meanwhile: the rotation belongs to no session any more, and
+            // the server still holds it: end it, as for any rotation that arrives after sign-out.
             logger.notice("rotated tokens kept in memory belong to no current session", metadata: ["error": "\(error)"])
+            if case .staleSession = error { await endOrphanedRotation(vault, pending.refreshed, sessionID: pending.sessionID) }
         }
         unsavedRotation = nil
         releaseRefreshLock()

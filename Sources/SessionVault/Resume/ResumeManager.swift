@@ -324,6 +324,9 @@ public actor ResumeManager {
                 logger.error("refresh answered for another subject; session ended", metadata: ["session.id": "\(session.id)"])
                 return await endSession(vault, reason: .refreshedForAnotherSubject, sessionID: session.id, version: session.tokenVersion)
             }
+            // Signed out (or replaced) while the request was out: the server holds a session
+            // for these new tokens; end it rather than drop them (issue 24, point 8).
+            if case .failure(.staleSession) = rotation { await endOrphanedRotation(vault, refreshed, sessionID: session.id) }
             if case .failure(let error) = rotation { throw error }
             return await outcomeWithoutRefresh(vault)
         }
@@ -350,8 +353,9 @@ public actor ResumeManager {
     /// Lets go of the refresh lock a stored-late rotation kept (see `unsavedRotation`).
     func releaseRefreshLock() { openedRefreshLock?.unlock() }
 
-    /// This manager's handle on the vault's refresh lock file, opened on first use.
-    private func refreshLock(for vault: Vault) throws(VaultError) -> FileLock {
+    /// This manager's handle on the vault's refresh lock file, opened on first use (sign-out
+    /// takes it too, see `ResumeManager+SignOut.swift`).
+    func refreshLock(for vault: Vault) throws(VaultError) -> FileLock {
         if let openedRefreshLock, openedRefreshLock.path == vault.files.refreshLock { return openedRefreshLock }
         do {
             let lock = try FileLock(path: vault.files.refreshLock)

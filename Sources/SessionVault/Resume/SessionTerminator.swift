@@ -4,13 +4,22 @@ import Foundation
 /// `OAuth2Refresher` (RFC 7009 revocation, OIDC end-session URL) conform; a custom server's
 /// refresher can conform too.
 public protocol SessionTerminator: Sendable {
-    /// Ends the session at the server with the tokens the vault held before it was cleared.
-    /// Never throws: every failure is a `ServerSignOut.failed` the caller reports.
+    /// Ends the session at the server with the tokens the vault held before it was cleared (or
+    /// the ones a refresh made for the sign-out). Never throws: every failure is a
+    /// `ServerSignOut` the caller reports. Answer `.alreadyEnded` only when the server said it
+    /// holds no session for these tokens, and `.accessTokenRejected` when it refused the access
+    /// token without looking at the session (`ResumeManager.signOut` then refreshes once and asks
+    /// again).
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut
     /// The URL for RP-initiated logout, when the server has one.
     func endSessionURL() -> URL?
+    /// Whether ending the session needs a live access token (GoTrue's logout is authenticated
+    /// by it): `ResumeManager.signOut` refreshes first when the stored one is dead or nearly so.
+    /// False by default (RFC 7009 revokes by the refresh token).
+    var endsSessionWithAccessToken: Bool { get }
 }
 
 extension SessionTerminator {
     public func endSessionURL() -> URL? { nil }
+    public var endsSessionWithAccessToken: Bool { false }
 }

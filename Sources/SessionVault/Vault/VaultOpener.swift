@@ -27,6 +27,10 @@ struct VaultOpener {
     }
 
     func open() throws(VaultError) -> Opened {
+        // A first launch may find the app's directory not made yet (iOS Application Support):
+        // made here, before the lock file inside it, rather than unavailable on every launch.
+        // Only when creating: a look at a vault (tools, dry runs) never writes.
+        if create { try files.createMissingDirectories() }
         // An ordinary open shares the structure lock with other opens and with writes, so
         // several processes opening at once do not queue behind each other. Creating the vault
         // or finishing a rekey takes it exclusively: one process at a time, and none ever reads
