@@ -5,6 +5,7 @@ extension SessionLayer {
     func signOut() async throws -> ServerSignOut {
         let result = try await manager.signOut(scope: .local)   // .global: every device; .others
         // result.endSessionURL: an OIDC server's logout page, for the app to open.
-        return result.server   // .ended, .alreadyEnded, .noSession, .failed(detail), .notSupported
+        // result.serverSessionMayOutlive: true unless the server confirmed the session is gone.
+        return result.server   // .ended, .alreadyEnded, .noSession, .accessTokenRejected, .clientRejected(code), .failed(detail), .notSupported
     }
 }

@@ -16,10 +16,11 @@ public struct ResumePolicy: Sendable, Equatable, Codable {
     /// servers' default; a shorter real lifetime shows as a 401 `invalid_token` on an API call,
     /// which `handleAPIFailure` answers with one refresh.
     public var assumedAccessTokenLifetime: TimeInterval = 3600
-    /// The shortest time between receiving an access token and refreshing it automatically
-    /// (`resume()`, `freshAccessToken()`, the auto-refresh loop): a server that grants only a few
-    /// seconds, or none (`expires_in: 0`), costs at most one refresh per this interval, not one
-    /// per call. `refreshNow()` is not bound by it. Default 30 seconds.
+    /// The shortest time between receiving an access token and refreshing it ahead of its
+    /// expiry: a token that lives barely longer than the margin is used until it nearly expires,
+    /// not refreshed at once. The auto-refresh loop never refreshes sooner than this after a
+    /// token arrived, even one that is already dead. `refreshNow()` is not bound by it.
+    /// Default 30 seconds.
     public var minimumRefreshInterval: TimeInterval = 30
     /// Refresh-token lifetime assumed when the server states none. Default 30 days.
     public var refreshTokenLifetime: TimeInterval = 30 * 24 * 3600

@@ -81,7 +81,7 @@ extension ResumeManager {
                 await waitForWake(vault) { vault in (try? await vault.currentSession()) != nil }
                 continue
             }
-            if let due = policy.refreshDue(for: session), clock.now() < due {
+            if let due = policy.automaticRefreshDue(for: session), clock.now() < due {
                 // Woken early by a change (a sign-in, another process's refresh): decide again.
                 await sleep(clock, until: due, orChangeOf: vault)
                 continue
