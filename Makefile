@@ -38,7 +38,7 @@ test: deps test-servers
 # The crash-state explorer alone (issue 25; `make test` runs it too, as part of the suite):
 # every state a power cut can leave in creation, store, rotate, sign-out, biometric, rekey, wipe
 # and recovery, opened by the library and the CLI. CRASH_STATES_SEED and CRASH_STATES_CAP
-# (states per workload, default 120) reproduce or widen a run.
+# (states per workload, default 200) reproduce or widen a run.
 crash-states: deps
 	swift build --build-tests
 	swift test --skip-build --filter CrashStateTests
