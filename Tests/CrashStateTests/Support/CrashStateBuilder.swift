@@ -82,6 +82,11 @@ struct CrashStateBuilder {
         return (Array((essential + others).prefix(max(cap, essential.count))), candidates, distinct)
     }
 
+    /// Every variant at one crash point, not deduplicated (for the builder's own tests).
+    func variants(at point: Int) -> [(variant: String, files: [String: [UInt8]?])] {
+        choices(at: point).map { ($0.0, materialize(point, $0.1)) }
+    }
+
     /// The files after every step (what the run left): compared with the real directory, it
     /// checks the recorder and the replay against each other.
     func finalFiles() -> [String: [UInt8]?] {
