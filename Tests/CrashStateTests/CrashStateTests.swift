@@ -23,6 +23,10 @@ struct CrashStateTests {
     func workload(_ workload: String) async throws {
         // CRASH_STATES_WORKLOADS=wipe,rekey runs only those (the others pass untested).
         if let only = ProcessInfo.processInfo.environment["CRASH_STATES_WORKLOADS"], !only.split(separator: ",").contains(Substring(workload)) { return }
+        if let sanitizer = Recorder.sanitizer {
+            print("crash states: \(workload): not run under \(sanitizer) (see Recorder.sanitizer)")
+            return
+        }
         let cli = try BuiltExecutable.sessionvault.required()
         let recording = try await Recorder.record(workload)
         let builder = CrashStateBuilder(trace: recording.trace, seed: Self.seed &+ CrashStateBuilder.hash([workload: nil]))
@@ -73,6 +77,7 @@ struct CrashStateTests {
                   app: open \(verdict.appPath), resume \(verdict.outcome), holds \(verdict.observation); CLI: \(verdict.cliPath)
                   \(verdict.failures.joined(separator: "\n  "))
                   kept at \(kept): sessionvault resume --dry-run --vault \(kept)/vault.db --key-file \(kept)/\(verdict.keyName)
+                  again: CRASH_STATES_SEED=\(Self.seed) CRASH_STATES_WORKLOADS=\(workload) make crash-states
                 """)
         }
         print("crash states: \(workload): \(failures.count) of \(states.count) states break a rule")

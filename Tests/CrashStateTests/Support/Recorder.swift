@@ -1,5 +1,8 @@
 import Foundation
 import SessionVaultTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs one workload of VaultCrashHost under the LD_PRELOAD recorder and returns its trace.
 enum Recorder {
@@ -18,6 +21,18 @@ enum Recorder {
                                                 scratch: scratch.path)
         guard result.status == 0 else { throw Failed(description: "cc failed to build the recorder (\(result.status)): \(result.stderr)") }
         return library
+    }
+
+    /// The sanitizer's runtime, when this build has one (make check-asan, check-tsan). Its
+    /// interceptors of write, pwrite and fsync are linked into each executable, ahead of any
+    /// preloaded library, so the recorder would see only part of the calls: the explorer does
+    /// not run there (its own replay check would fail for that reason, not the library's).
+    static var sanitizer: String? {
+        guard let program = dlopen(nil, RTLD_NOW) else { return nil }
+        defer { dlclose(program) }
+        if dlsym(program, "__asan_init") != nil { return "AddressSanitizer" }
+        if dlsym(program, "__tsan_init") != nil { return "ThreadSanitizer" }
+        return nil
     }
 
     /// What a recorded run gives the explorer.
