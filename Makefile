@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test crash-states test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -34,6 +34,14 @@ test-servers: deps
 test: deps test-servers
 	swift build --build-tests
 	swift test --skip-build
+
+# The crash-state explorer alone (issue 25; `make test` runs it too, as part of the suite):
+# every state a power cut can leave in creation, store, rotate, sign-out, biometric, rekey, wipe
+# and recovery, opened by the library and the CLI. CRASH_STATES_SEED and CRASH_STATES_CAP
+# (states per workload, default 200) reproduce or widen a run.
+crash-states: deps
+	swift build --build-tests
+	swift test --skip-build --filter CrashStateTests
 
 # The SQLCipher 4.x leg: Debian's sqlcipher 4.6.1 source package (trixie) built into
 # .build-sqlcipher4/engine (reused once built), the package built against it in its own scratch

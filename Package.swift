@@ -95,6 +95,13 @@ let package = Package(
             name: "SessionVaultCLITests",
             dependencies: ["SessionVault", "SessionVaultTestSupport"]
         ),
+        // The crash-state explorer (issue 25): VaultCrashHost's workloads recorded by an
+        // LD_PRELOAD library (Tests/CrashStates/interposer.c, compiled by the test with cc),
+        // replayed into every state a power cut can leave, each opened by the library and the CLI.
+        .testTarget(
+            name: "CrashStateTests",
+            dependencies: ["SessionVault", "SessionVaultTestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

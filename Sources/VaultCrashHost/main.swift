@@ -13,6 +13,12 @@
 //       then "still <k>" for the pair the same vault reads afterwards and "reopened <k>" for
 //       the pair a second, freshly opened vault reads.
 //
+//   VaultCrashHost workload-setup <workload> <directory>
+//   VaultCrashHost workload-run <workload> <directory>
+//       The crash-state explorer's workloads (see CrashWorkload): the setup brings the directory
+//       to the run's starting state; the run, traced by the explorer's recorder, writes its marks
+//       into the file named by CRASH_STATES_LOG and prints "finished" when every step returned.
+//
 // Only sequence numbers are printed, never a token: the pair for <k> is derived from <k>.
 // Exit status: 0 done, 2 usage, 3 an unexpected error (its description on stderr).
 
@@ -86,6 +92,10 @@ func describe(_ error: any Error) -> String {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1].hasPrefix("workload-") {
+    await runWorkload(arguments)
+    exit(0)
+}
 guard arguments.count >= 4 else {
     fail("usage: VaultCrashHost rotate-loop <db> <keyfile> | rotate-with-fsize-limit <db> <keyfile> <bytes>", status: 2)
 }
@@ -141,3 +151,22 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
 }
 
 await runCommand(arguments, keys: keys)
+
+func runWorkload(_ arguments: [String]) async {
+    guard let workload = CrashWorkload(rawValue: arguments[2]) else { fail("unknown workload \(arguments[2])", status: 2) }
+    let files = CrashWorkload.Files(directory: arguments[3])
+    do {
+        switch arguments[1] {
+        case "workload-setup":
+            try await workload.setUp(files)
+        case "workload-run":
+            guard let log = ProcessInfo.processInfo.environment["CRASH_STATES_LOG"] else { fail("CRASH_STATES_LOG is not set", status: 2) }
+            try await workload.run(files, marks: try MarkLog(path: log))
+        default:
+            fail("unknown command \(arguments[1])", status: 2)
+        }
+    } catch {
+        fail("VaultCrashHost \(arguments[1]) \(arguments[2]): \(error)", status: 3)
+    }
+    emit("finished")
+}
