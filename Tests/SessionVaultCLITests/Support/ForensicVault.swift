@@ -55,7 +55,11 @@ enum ForensicVault {
         return vault
     }
 
-    /// A signed-in vault at schema version 3: migrations 5 and 4 undone through the stock shell
+    /// The package's Migrations folder, beside this file's target.
+    static let migrationsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Migrations").path
+
+    /// A signed-in vault at schema version 3: migrations 7 to 4 undone through the stock shell
     /// with the `export-key` recipe, so any open by this CLI would run them again.
     static func olderSchema() async throws -> CLIVault {
         let vault = try await CLIVault.signedIn()
@@ -75,9 +79,26 @@ enum ForensicVault {
             DROP TABLE vault_state_sealed;
 
             """
-        let script = recipe.stdout + undoSix + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
+        // Migration 7 added a column to sessions (the table is rebuilt as migration 1 made it,
+        // references to it kept by name) and the refresh reserve table.
+        let sessionsColumns = """
+            id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, active_subject, active_subject_proof,
+            token_type, scope, refresh_token, access_token, refresh_fingerprint, access_fingerprint, access_expires_at,
+            server_expires_at, refresh_expires_at, issued_at, absolute_deadline, last_active_at, biometric_enabled,
+            biometric_domain_state, token_version, refresh_pending_since, created_at
+            """
+        let undoSeven = """
+            PRAGMA legacy_alter_table = ON;
+            ALTER TABLE sessions RENAME TO sessions_seven;
+            \(try String(contentsOfFile: Self.migrationsDirectory + "/0001_create_sessions.sql", encoding: .utf8))
+            INSERT INTO sessions SELECT \(sessionsColumns) FROM sessions_seven;
+            DROP TABLE sessions_seven;
+            DROP TABLE refresh_reserve;
+
+            """
+        let script = recipe.stdout + undoSeven + undoSix + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
         let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
-        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 to 6", result: shell) }
+        guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 to 7", result: shell) }
         return vault
     }
 }
