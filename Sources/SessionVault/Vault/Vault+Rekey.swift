@@ -83,6 +83,7 @@ extension Vault {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
         }
+        CrashPoint.rekeySwitched.reach()
         // The roll-forward an open would do, done here while no other process can touch the
         // files: the old file's log goes (everything in it is in the copy), the copy takes the
         // database's name, the pending flag is cleared.
