@@ -33,6 +33,9 @@ extension Vault {
         let fresh: VaultKeys
         do { fresh = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         guard fresh.keyCheckValue != keys.keyCheckValue else { throw .invalidArgument("the new key is the current key") }
+        // A leftover copy is removed below: only when it is a file (a link or a directory
+        // there was never ours).
+        try VaultOwnership.checkSidecars(files)
         let copy = files.rekeyTemporary
         do {
             try FileIO.removeIfPresent(copy)
