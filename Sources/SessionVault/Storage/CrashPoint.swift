@@ -8,6 +8,9 @@ package enum CrashPoint: String, Sendable, CaseIterable {
     /// A rekey's header says "rekey pending" durably and the re-encrypted copy (`-rekey`) is
     /// complete and synced; the copy has not taken the database's name yet.
     case rekeySwitched = "rekey-switched"
+    /// A migration's SQL and its bookkeeping row are written in its transaction, which has not
+    /// committed (reached once per migration applied).
+    case migrationUncommitted = "migration-uncommitted"
 
     private nonisolated(unsafe) static var handler: (@Sendable (CrashPoint) -> Void)?
     private static let lock = NSLock()
