@@ -19,6 +19,14 @@
 //       to the run's starting state; the run, traced by the explorer's recorder, writes its marks
 //       into the file named by CRASH_STATES_LOG and prints "finished" when every step returned.
 //
+//   VaultCrashHost open-with-fsize-limit <db> <keyfile> <bytes>
+//       Lowers RLIMIT_FSIZE to <bytes> (as above), opens the vault (create: false), prints
+//       "opened" or "open-failed <error kind> <code>".
+//
+//   VaultCrashHost open-killed-at <db> <keyfile> <crash point> <n>
+//       Opens the vault, stopping the n-th time the CrashPoint is reached: prints "ready <point>
+//       <n>" and waits for the parent's SIGKILL ("passed <count>" when the open never got there).
+//
 // Only sequence numbers are printed, never a token: the pair for <k> is derived from <k>.
 // Exit status: 0 done, 2 usage, 3 an unexpected error (its description on stderr).
 
@@ -80,6 +88,15 @@ func lowerFileSizeLimit(to bytes: UInt64) -> Bool {
     return setrlimit(resource, &lowered) == 0
 }
 
+/// How many times an armed crash point was reached (the handler runs on the vault's threads).
+final class ReachedCounter: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    var count: Int { lock.withLock { value } }
+    func increment() -> Int { lock.withLock { value += 1; return value } }
+}
+
 func describe(_ error: any Error) -> String {
     guard let error = error as? VaultError else { return "other 0" }
     switch error {
@@ -87,6 +104,8 @@ func describe(_ error: any Error) -> String {
     case .database(let sqlite): return "database \(sqlite.extendedCode.rawValue)"
     case .io(let io): return "io \(io.errno)"
     case .corrupted(let reason): return "corrupted \(reason.kind.rawValue)"
+    case .unavailable: return "unavailable 0"
+    case .misconfigured: return "misconfigured 0"
     default: return "other 0"
     }
 }
@@ -140,6 +159,33 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let second = try Vault.open(at: databasePath, keyProvider: keys, create: false)
             emit("reopened \(try await currentSequence(second))")
             await second.close()
+            await vault.close()
+
+        case "open-with-fsize-limit":
+            guard arguments.count == 5, let limit = UInt64(arguments[4]) else { fail("bytes must be a number", status: 2) }
+            signal(SIGXFSZ, SIG_IGN)
+            guard lowerFileSizeLimit(to: limit) else { fail("setrlimit failed (errno \(errno))", status: 3) }
+            do {
+                let vault = try Vault.open(at: databasePath, keyProvider: keys, create: false)
+                emit("opened")
+                await vault.close()
+            } catch {
+                emit("open-failed \(describe(error))")
+            }
+
+        case "open-killed-at":
+            guard arguments.count == 6, let point = CrashPoint(rawValue: arguments[4]), let occurrence = Int(arguments[5]), occurrence > 0 else {
+                fail("open-killed-at needs a crash point and an occurrence", status: 2)
+            }
+            let counter = ReachedCounter()
+            CrashPoint.arm { reached in
+                guard reached == point, counter.increment() == occurrence else { return }
+                emit("ready \(reached.rawValue) \(occurrence)")
+                // Stopped here until the test's SIGKILL: the files stay as the point left them.
+                while true { pause() }
+            }
+            let vault = try Vault.open(at: databasePath, keyProvider: keys, create: false)
+            emit("passed \(counter.count)")
             await vault.close()
 
         default:

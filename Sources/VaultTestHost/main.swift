@@ -21,6 +21,9 @@
 //                                                           newer state (staleSession, noSession)
 //   VaultTestHost wipe <db> <keyfile>                       an explicit wipe (no tombstone)
 //   VaultTestHost rekey <db> <keyfile> <newkeyfile>         rekeys to a new key file, then signs out
+//   VaultTestHost rekey-killed-at <db> <keyfile> <newkeyfile> <point>
+//                                                           rekeys, stopping at the CrashPoint named <point>:
+//                                                           prints "ready <point>" and waits to be SIGKILLed
 //   VaultTestHost open-create <db> <keyfile>                opens (creating when absent), prints the snapshot, closes
 //   VaultTestHost watch <db> <keyfile> <stopfile>           prints vault events until <stopfile> exists (60 s at most)
 //   VaultTestHost create-and-store <db> <keyfile> <startfile> <refreshToken>
@@ -274,6 +277,17 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             line("rekeyed")
             try await vault.signOut()
             line("signedOut")
+        case "rekey-killed-at":
+            guard arguments.count == 6, let point = CrashPoint(rawValue: arguments[5]) else { fail("rekey-killed-at needs a new key file and a crash point") }
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)
+            CrashPoint.arm { reached in
+                guard reached == point else { return }
+                line("ready \(reached.rawValue)")
+                // Stopped here until the test's SIGKILL: the files stay exactly as the point left them.
+                while true { pause() }
+            }
+            try await vault.rekey(to: KeyFileProvider(path: arguments[4]))
+            fail("the rekey passed \(point.rawValue) without stopping")
         case "watch":
             guard arguments.count == 5 else { fail("watch needs a stop file") }
             let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: false)

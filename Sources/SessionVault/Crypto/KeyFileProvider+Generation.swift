@@ -26,8 +26,9 @@ extension KeyFileProvider {
     /// no record.
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {
         do {
-            let descriptor = try FileIO.valueOrErrno(open(generationRecordPath, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600),
-                                                     "open", generationRecordPath)
+            // Non-blocking and type-checked: this runs after a write's commit, inside its
+            // structure lock, and a FIFO here blocked the open for good (issue 25, point 5).
+            let descriptor = try FileIO.openRegularFile(generationRecordPath, O_WRONLY | O_CREAT)
             defer { close(descriptor) }
             let written = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             _ = try FileIO.valueOrErrno(written, "pwrite", generationRecordPath)

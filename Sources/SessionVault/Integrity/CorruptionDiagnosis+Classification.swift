@@ -27,6 +27,9 @@ extension CorruptionDiagnosis {
     }
 
     private static func classify(_ error: SQLiteError, files: VaultFiles, diagnosis: CorruptionDiagnosis?) -> VaultError {
+        // The open's first read meets a full disk too (the shared-memory file is grown there):
+        // that is `storageFull` on every path, not an engine error nobody can act on.
+        if error.isOutOfSpace { return .storageFull(error.description) }
         if let finding = finding(for: error, files: files, diagnosis: diagnosis) {
             return .corrupted(CorruptionReason(finding.kind, finding.detail))
         }

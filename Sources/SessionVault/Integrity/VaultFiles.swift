@@ -20,7 +20,8 @@ public struct VaultFiles: Sendable, Equatable {
     package var rekeyTemporary: String { database + "-rekey" }
     /// A new database being built by `open`, published under `database` once complete.
     package var creating: String { database + "-creating" }
-    var creatingJournal: String { creating + "-journal" }
+    /// The rollback journal of `creating` while it is built.
+    package var creatingJournal: String { creating + "-journal" }
     /// Lock file held (flock) by the one process spending the refresh token. Holds no data;
     /// never deleted (see `FileLock`).
     package var refreshLock: String { database + "-refresh.lock" }

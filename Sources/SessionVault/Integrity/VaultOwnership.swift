@@ -71,6 +71,26 @@ enum VaultOwnership {
         return n == prefix.count && prefix == plainSQLiteMagic
     }
 
+    /// Throws `.misconfigured` when one of the files SQLite or the open's recovery opens or
+    /// removes beside the database (`-wal`, `-shm`, `-journal`, `-rekey`, `-creating` and its
+    /// journal) is there but is not a regular file. SQLite opens its logs itself, following
+    /// links and blocking on a FIFO (3.15 has no no-follow flag), and the open removes a
+    /// leftover `-rekey` or `-creating`: checked first, so nothing hangs and nothing that was
+    /// never ours is removed or written through. Checked on the paths, just before use: a file
+    /// swapped in after this is a race with someone changing the directory on purpose.
+    static func checkSidecars(_ files: VaultFiles) throws(VaultError) {
+        for path in [files.wal, files.sharedMemory, files.journal, files.rekeyTemporary, files.creating, files.creatingJournal] {
+            do {
+                try FileIO.requireRegularFileOrNothing(path)
+            } catch {
+                if error.isNotRegularFile {
+                    throw .misconfigured("\(path) is a \(error.foundFileType ?? "special file"), not a regular file; a vault's files are regular files, and nothing of it was read, removed or written")
+                }
+                throw .unavailable(retryAfter: 1, detail: "\(path) cannot be examined now: \(error)")
+            }
+        }
+    }
+
     /// Takes the vault's structure lock (`VaultFiles.structureLock`), waiting at most `budget`
     /// seconds for another process creating, opening or wiping the vault.
     static func structureLock(_ files: VaultFiles, shared: Bool = false, budget: TimeInterval = 15) throws(VaultError) -> FileLock {
@@ -78,8 +98,8 @@ enum VaultOwnership {
         do {
             lock = try FileLock(path: files.structureLock)
         } catch {
-            if error.errno == ELOOP || error.errno == EINVAL {
-                throw .misconfigured("the lock file \(files.structureLock) is not a regular file")
+            if error.errno == ELOOP || error.isNotRegularFile {
+                throw .misconfigured("the lock file \(files.structureLock) is not a regular file: \(error)")
             }
             throw .unavailable(retryAfter: 1, detail: "the vault's lock file cannot be opened now: \(error)")
         }

@@ -362,6 +362,8 @@ public actor ResumeManager {
             openedRefreshLock = lock
             return lock
         } catch {
+            // Something planted where the lock file belongs does not go away by waiting.
+            if error.isNotRegularFile || error.errno == ELOOP { throw .misconfigured("the refresh lock \(vault.files.refreshLock) is not a regular file: \(error)") }
             throw .unavailable(retryAfter: 1, detail: "the refresh lock cannot be opened: \(error)")
         }
     }

@@ -53,9 +53,26 @@ package enum FileIO {
 
     /// Opens `path` (with `flags` plus close-on-exec, no-follow and non-blocking) and checks on
     /// the descriptor that it is a regular file; anything else is closed again and refused with
-    /// `FileIOError.notRegularFile`. Every reader of a vault file goes through here.
-    static func openRegularFile(_ path: String, _ flags: Int32) throws(FileIOError) -> Int32 {
-        let fd = try valueOrErrno(open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), "open", path)
+    /// `FileIOError.notRegularFile`. Every file the library opens itself goes through here, for
+    /// reading and for writing: a FIFO opened for writing without O_NONBLOCK waits for a reader
+    /// forever (the generation record did, inside a write's structure lock, and every other
+    /// process's write waited behind it). Non-blocking, a FIFO without a reader fails at once
+    /// (ENXIO) and one with a reader is refused by the type check; a directory fails with EISDIR
+    /// (for writing) or the type check (for reading); both say what was found. A link fails with
+    /// ELOOP, kept as it is (the key file's caller calls that insecure).
+    /// - Parameter mode: the mode of a file `O_CREAT` creates (filtered by the umask).
+    static func openRegularFile(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(FileIOError) -> Int32 {
+        let opened = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode)
+        if opened == -1 {
+            let code = errno
+            // Say what is there rather than what the kernel answered (ENXIO, EISDIR):
+            // "a FIFO where the generation record belongs" is the fact a person can act on.
+            if code == ENXIO || code == EISDIR, let info = try? status(path), (info.st_mode & S_IFMT) != S_IFREG {
+                throw FileIOError.notRegularFile(path, mode: info.st_mode)
+            }
+            throw FileIOError(operation: "open", path: path, errno: code)
+        }
+        let fd = opened
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
@@ -142,10 +159,19 @@ package enum FileIO {
         }
     }
 
-    /// Creates an empty file (mode 0600) if none exists.
+    /// Creates an empty file (mode 0600) if none exists; anything but a regular file already
+    /// there is refused (see `openRegularFile`).
     static func createEmptyFile(_ path: String) throws(FileIOError) {
-        let fd = try valueOrErrno(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600), "open", path)
-        close(fd)
+        close(try openRegularFile(path, O_WRONLY | O_CREAT))
+    }
+
+    /// Throws `FileIOError.notRegularFile` when something other than a regular file (a FIFO, a
+    /// directory, a link, a device) is at `path`; nothing there is fine. For files SQLite opens
+    /// itself (its logs and journals), which this library cannot open for it: SQLite 3.15 has
+    /// no no-follow flag and opens without O_NONBLOCK, so a FIFO there would hang it.
+    static func requireRegularFileOrNothing(_ path: String) throws(FileIOError) {
+        guard let info = try status(path), (info.st_mode & S_IFMT) != S_IFREG else { return }
+        throw FileIOError.notRegularFile(path, mode: info.st_mode)
     }
 
     /// Flushes a file's data to stable storage.

@@ -31,13 +31,8 @@ final class FileLock: @unchecked Sendable {
     /// that is not a regular file, without blocking on it (a FIFO would hang a plain open).
     init(path: String) throws(FileIOError) {
         self.path = path
-        let fd = try FileIO.valueOrErrno(open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600), "open", path)
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw FileIOError(operation: "open", path: path, errno: EINVAL)
-        }
-        descriptor = fd
+        // The one checked open (a directory there is refused by name, not as "Is a directory").
+        descriptor = try FileIO.openRegularFile(path, O_RDWR | O_CREAT)
     }
 
     deinit { close(descriptor) }

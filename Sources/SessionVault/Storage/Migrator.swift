@@ -103,6 +103,7 @@ struct Migrator: Sendable {
                 } catch {
                     throw .sqlite(error)
                 }
+                CrashPoint.migrationUncommitted.reach()
             }
             appliedNow.append(migration.version)
         }

@@ -33,6 +33,9 @@ extension Vault {
         let fresh: VaultKeys
         do { fresh = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         guard fresh.keyCheckValue != keys.keyCheckValue else { throw .invalidArgument("the new key is the current key") }
+        // A leftover copy is removed below: only when it is a file (a link or a directory
+        // there was never ours).
+        try VaultOwnership.checkSidecars(files)
         let copy = files.rekeyTemporary
         do {
             try FileIO.removeIfPresent(copy)
@@ -83,6 +86,7 @@ extension Vault {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
         }
+        CrashPoint.rekeySwitched.reach()
         // The roll-forward an open would do, done here while no other process can touch the
         // files: the old file's log goes (everything in it is in the copy), the copy takes the
         // database's name, the pending flag is cleared.

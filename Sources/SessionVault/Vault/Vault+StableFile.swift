@@ -33,6 +33,8 @@ extension Vault {
             structureLock = lock
             return lock
         } catch {
+            // Something planted where the lock file belongs does not go away by waiting.
+            if error.isNotRegularFile || error.errno == ELOOP { throw .misconfigured("the lock file \(files.structureLock) is not a regular file: \(error)") }
             throw .unavailable(retryAfter: 1, detail: "the vault's lock file cannot be opened: \(error)")
         }
     }

@@ -54,6 +54,7 @@ struct VaultOpener {
         // Before anything is written (a rekey finished, a leftover removed, a vault created):
         // the files at these paths must be ours.
         let databaseStatus = try VaultOwnership.databaseStatus(files)
+        try VaultOwnership.checkSidecars(files)
         if !exclusive && (databaseStatus == nil || header?.rekeyPending == true) { return nil }
         // A pending rekey is finished under the new key (the one the pending header names), so
         // that the finished header is signed by it; a provider without that key finishes nothing.

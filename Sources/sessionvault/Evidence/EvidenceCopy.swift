@@ -55,11 +55,19 @@ final class EvidenceCopy {
         wal = walBytes.flatMap(WALSummary.init)
     }
 
-    /// The files that make up the evidence, in the order they are listed.
+    /// The files that make up the evidence, in the order they are listed: every file the
+    /// library's open reads or acts on, so that the copy opens the way the app's open would.
+    /// A rekey killed after its switch leaves `-rekey`, which the open renames over the database
+    /// (the roll forward); without it the copy's open read the old database with the new key and
+    /// called a healthy vault "corrupted: wipe everything". A creation cut short leaves
+    /// `-creating` (and its journal), which the open's next creation removes. The lock files hold
+    /// no data and the decision never reads them; the copy's open makes its own.
     static func roles(_ original: VaultFiles, _ copy: VaultFiles) -> [(String, String, String)] {
         [("database", original.database, copy.database), ("wal", original.wal, copy.wal),
          ("shm", original.sharedMemory, copy.sharedMemory), ("journal", original.journal, copy.journal),
-         ("header", original.header, copy.header), ("tombstone", original.tombstone, copy.tombstone)]
+         ("header", original.header, copy.header), ("tombstone", original.tombstone, copy.tombstone),
+         ("rekey", original.rekeyTemporary, copy.rekeyTemporary), ("creating", original.creating, copy.creating),
+         ("creating-journal", original.creatingJournal, copy.creatingJournal)]
     }
 
     /// Pages of the copy's main file that differ after the command closed it from the original

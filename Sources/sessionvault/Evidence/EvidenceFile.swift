@@ -9,7 +9,8 @@ import Darwin
 /// One vault file as the CLI read it: the line of the chain-of-custody record an investigator
 /// compares with their own `sha256sum` and `stat` of the evidence.
 struct EvidenceFile: Equatable {
-    /// `database`, `wal`, `shm`, `journal`, `header` or `tombstone`.
+    /// `database`, `wal`, `shm`, `journal`, `header`, `tombstone`, `rekey`, `creating` or
+    /// `creating-journal` (see `EvidenceCopy.roles`).
     let role: String
     let path: String
     let size: Int
