@@ -228,7 +228,7 @@ struct SessionLifecycleTests {
         #expect(server.requestCount == 2)
     }
 
-    @Test func autoRefreshStopsAtSignOut() async throws {
+    @Test func autoRefreshWaitsAtSignOutWithoutARequest() async throws {
         let stored = try await storeSession()
         let clock = SteppedClock(fixture.clock)
         let manager = manager()
