@@ -97,5 +97,30 @@ extension CorruptionRecovery {
             try? Vault.recover(at: directory.file("vault.db"), keyProvider: KeyFileProvider(path: keyPath), reason: nil)
             #expect(FileManager.default.contents(atPath: keyPath) == Data(repeating: 0, count: KeyFileProvider.fileSize))
         }
+
+        @Test("a recovery killed after each of its steps, inside the key's destruction too: the app recovers every time")
+        func killedAfterEachStep() async throws {
+            var sawZeroedKey = false
+            for step in 1...40 {
+                let fixture = try await Scenarios.randomBytesOfTheRightSize()
+                let host = try CrashHost(["recover-killed", fixture.path, fixture.keyPath, "\(step)"])
+                let ending = try await host.ended()
+                if let finished = ending.lines.first(where: { $0.hasPrefix("finished ") }) {
+                    #expect(finished == "finished \(step - 1)", "\(ending.lines)")
+                    #expect(step > 10, "the wipe has more steps than \(step - 1): \(ending.lines)")
+                    break
+                }
+                #expect(ending.signal == SIGKILL, "step \(step): the host ended on its own (\(ending.status ?? -1)): \(ending.stderr)")
+                let killed = ending.lines.first { $0.hasPrefix("killing after ") } ?? "?"
+                if killed == "killing after key zeroed" {
+                    // The state that bricked the vault: zeros at the key path, database and header intact.
+                    sawZeroedKey = true
+                    #expect(FileManager.default.contents(atPath: fixture.keyPath) == Data(repeating: 0, count: KeyFileProvider.fileSize))
+                    #expect(FileManager.default.fileExists(atPath: fixture.path))
+                }
+                try await Self.expectAppRecovers(fixture, reason: .notADatabase)
+            }
+            #expect(sawZeroedKey, "no kill landed between the key's overwrite and its unlink")
+        }
     }
 }

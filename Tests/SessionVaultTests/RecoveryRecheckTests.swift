@@ -66,7 +66,7 @@ struct RecoveryRecheckTests {
         #expect(await late.waitFor("held", timeout: 60), "\(late.output)")
         // A: recovers the same damage and a user signs in afresh (new database, header and key).
         let stored = try await recoverAndSignInAfresh()
-        FileManager.default.createFile(atPath: go, contents: nil)
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
         #expect(await late.finish(timeout: 60) == 0, "\(late.output)\n\(late.log)")
         let fingerprint = try #require(stored.refreshTokenFingerprint?.hex)
         #expect(late.lines.last == "home \(fingerprint) v1", "the held process must decide again on the new vault: \(late.output)\n\(late.log)")
@@ -95,5 +95,23 @@ struct RecoveryRecheckTests {
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(!FileManager.default.fileExists(atPath: keyPath))
         #expect(Vault.tombstone(at: path)?.reason == .notADatabase)
+    }
+
+    @Test func aWipeByAVaultWhoseFileWasReplacedElsewhereLeavesTheNewVault() async throws {
+        let stale = try Vault.open(at: path, keyProvider: keys)
+        try await stale.store(Fixtures.goTrue(refresh: "first-user"))
+        // Another process wipes the vault and the next user signs in.
+        let other = try Vault.open(at: path, keyProvider: keys)
+        try await other.wipe()
+        let fresh = try Vault.open(at: path, keyProvider: keys)
+        let stored = try await fresh.store(Fixtures.goTrue(refresh: "next-user"))
+        await fresh.close()
+        var refusal: VaultError?
+        do { try await stale.wipe() } catch { refusal = error }
+        if case .changedElsewhere? = refusal {} else { Issue.record("expected changedElsewhere, got \(String(describing: refusal))") }
+        try await expectSessionStill(stored)
+        // The stale vault reopens on what is there now.
+        #expect(try await stale.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint)
+        await stale.close()
     }
 }
