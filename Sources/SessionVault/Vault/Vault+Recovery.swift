@@ -58,7 +58,7 @@ extension Vault {
 
     /// The files this open vault stands for: the database it has open and its key check value
     /// (its header's bytes move with every commit, so they are not part of it).
-    func ownFilesDiagnosis() -> DiagnosedFiles {
+    package func ownFilesDiagnosis() -> DiagnosedFiles {
         DiagnosedFiles(database: openedFileIdentity.map { DiagnosedFiles.FileID(device: $0.device, inode: $0.inode) }, header: nil, headerBytes: nil,
                        keyCheckValue: keys.keyCheckValue, keyFilePath: nil, keyFile: nil, wholeHeader: false)
     }

@@ -129,7 +129,12 @@ struct ResumeCommand: AsyncParsableCommand {
             return path
         } catch {
             await vault.close()
-            if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard) }
+            if case .corrupted(var reason) = error {
+                // Found by the open vault: the recovery wipe then acts only on the file it had
+                // open (and its key), never on a vault another process put there since.
+                if reason.diagnosed == nil { reason.diagnosed = await vault.ownFilesDiagnosis() }
+                return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
+            }
             throw error
         }
     }
