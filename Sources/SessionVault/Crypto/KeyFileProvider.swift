@@ -63,6 +63,9 @@ public struct KeyFileProvider: KeyProvider {
         // key any more, so "missing", which the vault reads as keyMissing and recovers from. It
         // is only reported here; acting on it needs proof that the vault beside it is ours.
         if info.st_size == Int64(Self.fileSize), holdsShreddedKey() {
+            // Creating: the vault beside it had proof to remove it (`VaultOpener` did, before
+            // asking); without that proof the file is not ours to replace.
+            if create { throw .misconfigured("\(path) holds only zeros and no vault of ours beside it proves it a key we destroyed; not replaced") }
             throw .missing("\(path) holds only zeros: a key destroyed by a wipe that was interrupted")
         }
         if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured(foreign) }
