@@ -27,6 +27,12 @@
 //       Opens the vault, stopping the n-th time the CrashPoint is reached: prints "ready <point>
 //       <n>" and waits for the parent's SIGKILL ("passed <count>" when the open never got there).
 //
+//   VaultCrashHost recover-killed <db> <keyfile> <step>
+//       Opens the vault (it must be corrupted) and runs the library's recovery wipe with the
+//       reason the open gave, SIGKILLing itself right after the wipe's <step>-th step (1-based;
+//       inside the key's destruction too), after printing "killing after <step name>". Prints
+//       "finished <steps>" when the wipe has fewer steps than that.
+//
 // Only sequence numbers are printed, never a token: the pair for <k> is derived from <k>.
 // Exit status: 0 done, 2 usage, 3 an unexpected error (its description on stderr).
 
@@ -187,6 +193,26 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let vault = try Vault.open(at: databasePath, keyProvider: keys, create: false)
             emit("passed \(counter.count)")
             await vault.close()
+
+        case "recover-killed":
+            guard arguments.count == 5, let stop = Int(arguments[4]), stop > 0 else { fail("step must be a positive number", status: 2) }
+            let reason: CorruptionReason
+            do {
+                _ = try Vault.open(at: databasePath, keyProvider: keys, create: false)
+                fail("the vault opened: nothing to recover", status: 3)
+            } catch {
+                guard case .corrupted(let found) = error else { throw error }
+                reason = found
+            }
+            var done = 0
+            try Vault.recover(at: databasePath, keyProvider: keys, reason: reason, diagnosed: reason.diagnosed, now: Date()) { step in
+                done += 1
+                guard done == stop else { return }
+                emit("killing after \(step)")
+                kill(getpid(), SIGKILL)
+                while true { pause() }
+            }
+            emit("finished \(done)")
 
         default:
             fail("unknown command \(arguments[1])", status: 2)

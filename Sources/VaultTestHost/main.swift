@@ -47,8 +47,13 @@
 //   VaultTestHost hot-wal-preference <db> <keyfile>        the same with a biometric preference change and
 //                                                           no sign-in ("ready"), so a tombstone beside the
 //                                                           vault stays (a store would remove it)
+//   VaultTestHost resume-held <db> <keyfile> <gofile>       one ResumeManager.resume() whose clock, read
+//                                                           right after the manager logged "vault corrupted"
+//                                                           (just before its recovery wipe), prints "held" and
+//                                                           waits for <gofile>; then prints the outcome
 import Foundation
 import SessionVault
+import Logging
 
 func line(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
@@ -179,6 +184,51 @@ func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) 
     line("tokens \(results.count) \(distinct) \(sessions.count == 1 ? results[0].outcome : "several-sessions")")
 }
 
+/// Armed when the manager logs that it met a corrupted vault; the clock read after that (the one
+/// right before the recovery wipe) holds the process until the test says go.
+final class RecoveryGate: @unchecked Sendable {
+    // Sendable: `lock` guards `armed`.
+    private let lock = NSLock()
+    private var armed = false
+    let goFile: String
+
+    init(goFile: String) { self.goFile = goFile }
+
+    func arm() { lock.withLock { armed = true } }
+
+    /// The clock: holds once, the first time it is read after `arm()`.
+    func now() -> Date {
+        let hold = lock.withLock { () -> Bool in
+            defer { armed = false }
+            return armed
+        }
+        if hold {
+            line("held")
+            // Polls for the test's file: a synchronous clock cannot await. Capped like waitForFile.
+            let deadline = Date().addingTimeInterval(900)
+            while !FileManager.default.fileExists(atPath: goFile) && Date() < deadline { usleep(1_000) }
+        }
+        return Date()
+    }
+}
+
+/// Passes every log line on, and arms the gate at the manager's "vault corrupted".
+struct GateArmingLogHandler: LogHandler {
+    let gate: RecoveryGate
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        if message.description == "vault corrupted" { gate.arm() }
+    }
+}
+
 let arguments = CommandLine.arguments
 let hostLogger = FileLogHandler.processLogger()
 guard arguments.count >= 4 else { fail("usage: VaultTestHost resume|rotate|signout|watch <db> <keyfile> …") }
@@ -198,6 +248,15 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             // is out, and the answer must still be read once it runs again.
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                         logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
+            line(describe(await manager.resume()))
+        case "resume-held":
+            guard arguments.count == 5, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("resume-held needs a go file") }
+            let gate = RecoveryGate(goFile: arguments[4])
+            let logger = Logger(label: "VaultTestHost") { label in
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+            }
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
+                                        clock: { gate.now() }, logger: logger)
             line(describe(await manager.resume()))
         case "oauth-resume":
             guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {

@@ -59,6 +59,15 @@ public struct KeyFileProvider: KeyProvider {
         // Whose file is it? Only a file that starts with our magic and our version is a key file
         // of ours; anything else (a settings file the path was pointed at by mistake, a key file
         // of a newer format) is a misconfiguration, never a lost key: nothing is wiped for it.
+        // What a wipe stopped between the overwrite and the unlink leaves (see `destroyKey`): no
+        // key any more, so "missing", which the vault reads as keyMissing and recovers from. It
+        // is only reported here; acting on it needs proof that the vault beside it is ours.
+        if info.st_size == Int64(Self.fileSize), holdsShreddedKey() {
+            // Creating: the vault beside it had proof to remove it (`VaultOpener` did, before
+            // asking); without that proof the file is not ours to replace.
+            if create { throw .misconfigured("\(path) holds only zeros and no vault of ours beside it proves it a key we destroyed; not replaced") }
+            throw .missing("\(path) holds only zeros: a key destroyed by a wipe that was interrupted")
+        }
         if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured(foreign) }
         guard info.st_size == Int64(Self.fileSize) else {
             throw .invalid("\(path) is \(info.st_size) bytes; a key file is \(Self.fileSize)")
@@ -177,31 +186,48 @@ extension KeyFileProvider {
     /// not destroyed: it is renamed aside to `<path>.damaged-<unix time>` (kept for whoever wants
     /// to examine it) and the path is free for the next vault's key.
     public func destroyKey() throws(KeyProviderError) {
+        try destroyKey(shreddedKeyProvenOurs: false)
+    }
+
+    /// `destroyKey()`, as the recovery wipe calls it.
+    ///
+    /// A destruction stopped between the overwrite and the unlink leaves a key file's length of
+    /// zeros at the path (`holdsShreddedKey`). With `shreddedKeyProvenOurs` (the wipe found this
+    /// vault's header or tombstone beside it) such a file is deleted like the key it was;
+    /// without, it is a file that is not ours, refused as `destroyKey()` refuses it.
+    /// - Parameter afterStep: told each step once it is done (the crash tests stop there).
+    package func destroyKey(shreddedKeyProvenOurs: Bool, afterStep: (String) -> Void = { _ in }) throws(KeyProviderError) {
         let info: stat?
         do { info = try FileIO.status(path) } catch { throw .unavailable("key file \(path) cannot be examined now (\(error))", retryAfter: 1) }
         if let info {
             if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link; not destroyed") }
             guard (info.st_mode & S_IFMT) == S_IFREG else { throw .misconfigured("\(path) is not a regular file; not destroyed") }
-            if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured("\(foreign); not destroyed") }
-            let verified: Bool
-            do {
-                _ = try readKey()
-                verified = info.st_size == Int64(Self.fileSize)
-            } catch {
-                guard case .invalid = error else { throw error }
-                verified = false
-            }
-            if verified {
-                try overwriteWithZeros()
-            } else {
-                try moveAside()
+            if !(shreddedKeyProvenOurs && holdsShreddedKey()) {
+                if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured("\(foreign); not destroyed") }
+                let verified: Bool
+                do {
+                    _ = try readKey()
+                    verified = info.st_size == Int64(Self.fileSize)
+                } catch {
+                    guard case .invalid = error else { throw error }
+                    verified = false
+                }
+                if verified {
+                    try overwriteWithZeros()
+                    afterStep("key zeroed")
+                } else {
+                    try moveAside()
+                    afterStep("key moved aside")
+                }
             }
         }
         do {
             try FileIO.removeIfPresent(path)
+            afterStep("key unlinked")
             try removeGenerationRecord()
             try FileIO.removeTemporarySiblings(of: path)
             try FileIO.fsyncDirectory(FileIO.parentDirectory(of: path))
+            afterStep("key directory synced")
         } catch {
             throw .writeFailed(error)
         }

@@ -176,6 +176,7 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         case .invalidArgument: return "invalidArgument"
         case .internalFault: return "internalFault"
         case .subjectMismatch: return "subjectMismatch"
+        case .changedElsewhere: return "changedElsewhere"
         }
     }
 

@@ -45,6 +45,10 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     case internalFault(String)
     /// A refresh answer names another subject than the session it refreshed: nothing was stored.
     case subjectMismatch
+    /// A recovery wipe found other files than the ones the corruption was diagnosed in (another
+    /// process recovered the vault, or replaced it, in between): nothing was wiped. Open the
+    /// vault again and decide on what is there now.
+    case changedElsewhere(String)
 
     public var description: String {
         switch self {
@@ -65,6 +69,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidArgument(let detail): return "invalid argument: \(detail)"
         case .internalFault(let detail): return "internal fault in SessionVault (not the caller's): \(detail)"
         case .subjectMismatch: return "the refresh response is for another subject; nothing stored"
+        case .changedElsewhere(let detail): return "the vault changed since it was diagnosed; nothing was wiped: \(detail)"
         }
     }
 }

@@ -5,7 +5,12 @@
 /// reason survives; (2) the key is destroyed; (3) sidecars and the database go, then the header
 /// last (a header whose key is gone is `keyMissing`, wiped again; one without a database is
 /// replaced by the next open); (4) fsync of the directory. Running it again after a crash finishes the job (idempotent). The suite
-/// stops it after each step in turn and opens the remains (`WipeCrashTests`).
+/// stops it after each step in turn and opens the remains (`WipeCrashTests`), and kills a real
+/// process after each step, inside the key's destruction too (`InterruptedWipeTests`).
+///
+/// A wipe that follows one cut short keeps the first tombstone when the new reason is only the
+/// consequence of the first wipe (`keyMissing`: it had destroyed the key) or the same kind: the
+/// first reason is the one an investigator needs.
 ///
 /// It wipes whatever it is asked to. Whether to ask is the caller's decision: the automatic
 /// recovery in `ResumeManager` skips `wrongKey` (the file was never read and may be healthy; a
@@ -17,11 +22,21 @@
 /// creating or opening the vault meanwhile), the database must not be a link or a plain SQLite
 /// file and must have a header of ours beside it (`VaultOwnership`), and the key provider
 /// destroys only a key it verified (`KeyFileProvider.destroyKey`). Otherwise `.misconfigured`,
-/// and nothing (not even the tombstone) is written.
+/// and nothing (not even the tombstone) is written. And it never wipes other files than the ones
+/// diagnosed: given a diagnosis (`DiagnosedFiles`), the files are compared with it under the
+/// exclusive lock first, and any difference is `.changedElsewhere`, nothing written.
 enum VaultWiper {
-    static func wipe(_ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?) throws(VaultError) {
+    /// - Parameters:
+    ///   - diagnosed: the files the decision to wipe was taken on; nil for a wipe of whatever is
+    ///     at the paths (an explicit wipe with no diagnosis behind it).
+    ///   - afterStep: told the name of each step once it is done (the crash tests stop there).
+    static func wipe(_ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?, diagnosed: DiagnosedFiles?,
+                     afterStep: (String) -> Void = { _ in }) throws(VaultError) {
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
+        if let diagnosed, !diagnosed.stillThere(files) {
+            throw .changedElsewhere("the files at \(files.database) are not the ones the damage was found in (another process recovered or replaced the vault)")
+        }
         let header: VaultHeader?
         var readableHeader: VaultHeader?
         do {
@@ -33,13 +48,25 @@ enum VaultWiper {
             header = VaultHeader(generation: 0, derivation: .stored, keyCheckValue: [])
         }
         try VaultOwnership.check(files, header: header)
+        // Taken before this wipe writes anything: a header of ours or an earlier wipe's tombstone
+        // proves a vault of ours lives here, and then a zero-filled key file is the key an
+        // earlier wipe shredded and was stopped before it could unlink.
+        let vaultProvenOurs = header != nil || FileIO.exists(files.tombstone)
         do {
-            if let tombstone { try tombstone.write(to: files.tombstone) }
+            if let tombstone, !keepsEarlierTombstone(over: tombstone, files) { try tombstone.write(to: files.tombstone) }
+            afterStep("tombstone")
         } catch {
             throw .io(error)
         }
         do {
-            if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) { try keys.destroyKey() }
+            if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) {
+                if let keyFile = keys as? KeyFileProvider {
+                    try keyFile.destroyKey(shreddedKeyProvenOurs: vaultProvenOurs, afterStep: afterStep)
+                } else {
+                    try keys.destroyKey()
+                    afterStep("key destroyed")
+                }
+            }
         } catch {
             throw VaultError(error, existingVault: false)
         }
@@ -47,12 +74,22 @@ enum VaultWiper {
             for path in files.wipeOrder {
                 try FileIO.removeIfPresent(path)
                 try FileIO.removeTemporarySiblings(of: path)
+                afterStep("removed \(path)")
             }
             if tombstone == nil { try FileIO.removeIfPresent(files.tombstone) }
             try FileIO.fsyncDirectory(files.directory)
+            afterStep("directory synced")
         } catch {
             throw .io(error)
         }
+    }
+
+    /// Whether the tombstone already there stays instead of `new`: it was left by a wipe that was
+    /// cut short, and `new` only reports the same damage again or what that wipe did itself (it
+    /// destroyed the key first: `keyMissing`). A tombstone of other damage is replaced.
+    private static func keepsEarlierTombstone(over new: Tombstone, _ files: VaultFiles) -> Bool {
+        guard let earlier = try? Tombstone.read(at: files.tombstone) else { return false }
+        return new.reason == .keyMissing || new.reason == earlier.reason
     }
 
     /// Whether the provider's key is readable and fails this vault's key check value: another

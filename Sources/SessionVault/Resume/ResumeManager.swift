@@ -522,26 +522,73 @@ public actor ResumeManager {
     /// The corrupted path: wipe, tombstone, login. A wrong key is the exception: the file is
     /// healthy and the right key (a correctly typed passphrase, the right keychain item) opens
     /// it, so it is never wiped automatically.
-    private func recover(from reason: CorruptionReason) async -> ResumeOutcome {
+    ///
+    /// The wipe acts only on the files the corruption was found in: when another process
+    /// recovered or replaced the vault in between (a user signed in afresh), nothing is wiped and
+    /// the path is decided again on what is there now (`decideAgain`).
+    /// - Parameter attempt: how many times this launch has decided again already.
+    private func recover(from reason: CorruptionReason, attempt: Int = 0) async -> ResumeOutcome {
         logger.error("vault corrupted", metadata: ["corruption.kind": "\(reason.kind.rawValue)"])
         if reason.kind == .wrongKey {
             return .unavailable(retryAfter: 1, detail: "the key does not match the vault (wrongKey); not wiped")
         }
-        // An open vault is wiped and reopened in place: its subscribers see `.wiped(kind)` and
-        // go on receiving the fresh vault's events on the same stream.
-        if let openedVault {
-            do {
-                try await openedVault.recoverInPlace(from: reason)
-            } catch {
-                return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
-            }
-            return .login(reason: .wipedAfterCorruption(reason.kind), showExpiredMessage: false)
-        }
         do {
-            try Vault.recover(at: path, keyProvider: keyProvider, reason: reason, now: clock())
+            // An open vault is wiped and reopened in place: its subscribers see `.wiped(kind)` and
+            // go on receiving the fresh vault's events on the same stream.
+            if let openedVault {
+                try await openedVault.recoverInPlace(from: reason)
+            } else {
+                try Vault.recover(at: path, keyProvider: keyProvider, reason: reason, now: clock())
+            }
+        } catch VaultError.changedElsewhere {
+            logger.notice("vault changed since it was found corrupted; deciding again", metadata: ["corruption.kind": "\(reason.kind.rawValue)"])
+            return await decideAgain(attempt: attempt + 1)
         } catch {
             return .unavailable(retryAfter: 1, detail: "recovery wipe failed: \(error)")
         }
-        return .login(reason: .wipedAfterCorruption(reason.kind), showExpiredMessage: false)
+        // A wipe that finished one cut short kept that wipe's tombstone: its reason is the first.
+        let kind = Vault.tombstone(at: path)?.reason ?? reason.kind
+        return .login(reason: .wipedAfterCorruption(kind), showExpiredMessage: false)
+    }
+
+    /// How many times one launch decides again after the files changed under a recovery.
+    private static let decisionLimit = 3
+
+    /// The vault changed between a corruption diagnosis and its wipe: the path of what is there
+    /// now, carried out as `resume()` would. Bounded: a vault that keeps changing under every
+    /// recovery is "not now", never a wipe of something undiagnosed.
+    private func decideAgain(attempt: Int) async -> ResumeOutcome {
+        guard attempt < Self.decisionLimit else {
+            return .unavailable(retryAfter: 1, detail: "the vault changed under every recovery attempt; nothing was wiped")
+        }
+        let vault: Vault
+        let path: ResumePath
+        do {
+            vault = try openVault()
+            path = try await vault.resumePath()
+        } catch VaultError.corrupted(let reason) {
+            return await recover(from: reason, attempt: attempt)
+        } catch {
+            return await outcome(for: error)
+        }
+        switch path {
+        case .valid(let session):
+            try? await vault.touch()
+            return .home(session)
+        case .missing(let reason):
+            return await endSession(vault, reason: reason)
+        case .corrupted(let reason):
+            return await recover(from: reason, attempt: attempt)
+        case .unavailable(let retryAfter, let detail):
+            return .unavailable(retryAfter: retryAfter, detail: detail)
+        case .expired(let session, let reason):
+            // Inside a refresh already (a corruption met by it): another flight would wait on
+            // itself, so the caller retries, as `outcomeWithoutRefresh` answers.
+            guard inFlight == nil else { return .offline(session, retryAfter: backoff.nextDelay()) }
+            return await singleFlight {
+                if let unlocked = await self.unlock(vault, session: session, reason: reason) { return unlocked }
+                return await self.performRefreshUnlessValidAgain(vault, session: session)
+            }
+        }
     }
 }

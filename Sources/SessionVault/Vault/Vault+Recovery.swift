@@ -5,11 +5,25 @@ extension Vault {
     /// and its -wal, -shm, -journal and header files, fsync the directory. With a `reason`, a
     /// tombstone records why, and the next open reports `missing(.wipedAfterCorruption)`.
     /// The vault is closed afterwards.
+    ///
+    /// Only this vault's files are wiped: the database it has open (or, with a `reason` the
+    /// library diagnosed, the files the damage was found in). When another process replaced
+    /// them meanwhile, nothing is wiped: `.changedElsewhere`, and the vault reopens on its next
+    /// use to show what is there now.
     public func wipe(reason: CorruptionReason? = nil) throws(VaultError) {
+        let diagnosed = reason?.diagnosed ?? ownFilesDiagnosis()
         pollTask?.cancel()
         pollTask = nil
         connection = nil
-        try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, now: clock())
+        do {
+            try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, diagnosed: diagnosed, now: clock())
+        } catch {
+            if case .changedElsewhere = error {
+                replacedElsewhere = true
+                wipedElsewhere = false
+            }
+            throw error
+        }
         emit(.wiped(reason?.kind))
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
@@ -24,9 +38,29 @@ extension Vault {
     /// beside it, a header without our magic, a key file that is not ours. A key that fails this
     /// vault's key check value (another vault's) is left in place; a damaged key file of ours is
     /// moved aside (`KeyFileProvider.destroyKey`), never destroyed.
+    ///
+    /// A `reason` that the library reported (from `open` or any call) names the files the damage
+    /// was found in, and only those are wiped: when another process has recovered the vault or
+    /// replaced it since (a user signed in afresh), nothing is wiped and the call throws
+    /// `.changedElsewhere`: open the vault again and decide on what is there now. A wipe that
+    /// follows one cut short keeps the first tombstone (see `VaultWiper`).
     public static func recover(at path: String, keyProvider: (any KeyProvider)?, reason: CorruptionReason?, now: Date = Date()) throws(VaultError) {
+        try recover(at: path, keyProvider: keyProvider, reason: reason, diagnosed: reason?.diagnosed, now: now)
+    }
+
+    /// `recover(at:keyProvider:reason:now:)`, telling `afterStep` each step of the wipe once it
+    /// is done: the crash tests kill the process there.
+    package static func recover(at path: String, keyProvider: (any KeyProvider)?, reason: CorruptionReason?, diagnosed: DiagnosedFiles?,
+                                now: Date, afterStep: (String) -> Void = { _ in }) throws(VaultError) {
         let tombstone = reason.map { Tombstone(reason: $0.kind, detail: $0.detail, wipedAt: now) }
-        try VaultWiper.wipe(VaultFiles(database: path), keys: keyProvider, tombstone: tombstone)
+        try VaultWiper.wipe(VaultFiles(database: path), keys: keyProvider, tombstone: tombstone, diagnosed: diagnosed, afterStep: afterStep)
+    }
+
+    /// The files this open vault stands for: the database it has open and its key check value
+    /// (its header's bytes move with every commit, so they are not part of it).
+    package func ownFilesDiagnosis() -> DiagnosedFiles {
+        DiagnosedFiles(database: openedFileIdentity.map { DiagnosedFiles.FileID(device: $0.device, inode: $0.inode) }, header: nil, headerBytes: nil,
+                       keyCheckValue: keys.keyCheckValue, keyFilePath: nil, keyFile: nil, wholeHeader: false)
     }
 
     /// The tombstone left by the last recovery wipe, if any; nil too when it cannot be read

@@ -23,13 +23,27 @@ extension Vault {
 
     /// Wipes this vault's files for `reason` and opens a fresh, empty vault in their place,
     /// keeping this `Vault` and its subscribers (who see `.wiped(kind)` first).
+    ///
+    /// Only the files the damage was found in are wiped (the reason's diagnosis, else the file
+    /// this vault has open). When another process recovered or replaced them meanwhile, nothing
+    /// is wiped: the vault reopens on what is there now and `.changedElsewhere` is thrown, for
+    /// the caller to decide again.
     func recoverInPlace(from reason: CorruptionReason) throws(VaultError) {
+        let diagnosed = reason.diagnosed ?? ownFilesDiagnosis()
         pollTask?.cancel()
         pollTask = nil
         dropConnection()
         replacedElsewhere = true
         wipedElsewhere = true
-        try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, now: clock())
+        do {
+            try Vault.recover(at: files.database, keyProvider: keyProvider, reason: reason, diagnosed: diagnosed, now: clock())
+        } catch {
+            guard case .changedElsewhere = error else { throw error }
+            // Failing, it stays marked replaced: the next call reopens, and reports what it finds.
+            wipedElsewhere = false
+            try? reopen(wiped: false)
+            throw error
+        }
         try reopen(wiped: nil)
     }
 

@@ -38,12 +38,25 @@ struct VaultOpener {
         do {
             let shared = try VaultOwnership.structureLock(files, shared: true)
             defer { shared.unlock() }
-            if let opened = try openHoldingStructureLock(exclusive: false) { return opened }
+            if let opened = try diagnosing({ () throws(VaultError) in try openHoldingStructureLock(exclusive: false) }) { return opened }
         }
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
-        guard let opened = try openHoldingStructureLock(exclusive: true) else { throw .closed }
+        guard let opened = try diagnosing({ () throws(VaultError) in try openHoldingStructureLock(exclusive: true) }) else { throw .closed }
         return opened
+    }
+
+    /// Runs `body` and, when it finds the vault corrupted, records in the reason which files
+    /// it found damaged (`DiagnosedFiles`), still under the structure lock: a recovery wipe given
+    /// that reason deletes those files only, never a vault another process has put there since.
+    private func diagnosing<T>(_ body: () throws(VaultError) -> T) throws(VaultError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard case .corrupted(var reason) = error, reason.diagnosed == nil else { throw error }
+            reason.diagnosed = DiagnosedFiles.capture(files, keyFilePath: DiagnosedFiles.keyFilePath(of: keyProvider))
+            throw .corrupted(reason)
+        }
     }
 
     /// - Parameter exclusive: whether the structure lock is held exclusively; when it is not and
@@ -193,6 +206,13 @@ struct VaultOpener {
     /// open creates again) and never a half-made file that a later open would call truncated.
     /// The caller holds the structure lock, so no other process is creating at the same time.
     private func createVault() throws(VaultError) -> Opened {
+        // A key file that a wipe overwrote with zeros and was stopped before it could unlink
+        // stands where the new key goes. Beside this vault's header or a wipe's tombstone it is
+        // the shredded key of this vault's predecessor, and goes; alone, it is not proven ours
+        // and stays (the provider then refuses to create over it).
+        if FileIO.exists(files.header) || FileIO.exists(files.tombstone), let keyFile = keyProvider as? KeyFileProvider {
+            do { _ = try keyFile.removeShreddedKey() } catch { throw VaultError(error, existingVault: false) }
+        }
         // No database exists: these are leftovers of an earlier vault or of a creation cut
         // short. A stale log would be applied to the new file, so they go before it is made.
         for stale in [files.header, files.wal, files.sharedMemory, files.journal, files.creating, files.creatingJournal] {

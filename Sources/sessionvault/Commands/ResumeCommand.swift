@@ -45,9 +45,9 @@ struct ResumeCommand: AsyncParsableCommand {
         let console = Console()
         try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
-            let location = try options.location()
+            var location = try options.location()
             let keys = try options.keyProvider()
-            let path: ResumePath
+            var path: ResumePath
             var record: CustodyRecord?
             if dryRun {
                 // A dry run decides on a private copy: opening the original could checkpoint its
@@ -62,16 +62,30 @@ struct ResumeCommand: AsyncParsableCommand {
                 path = try await decide(location: location, keys: keys, now: now, database: options.path)
             }
             var recovery = Recovery.notNeeded
-            if case .corrupted(let reason) = path {
-                if let withheld = Self.withholdReason(reason, location: location, options: options) {
+            var attempt = 1
+            while case .corrupted(let reason) = path {
+                if let withheld = Self.withholdReason(reason, location: location, keys: keys, options: options) {
                     recovery = .withheld(withheld)
                 } else if dryRun {
                     recovery = .skippedForDryRun
                 } else {
-                    try Vault.recover(at: options.path, keyProvider: keys, reason: reason, now: now)
+                    do {
+                        try Vault.recover(at: options.path, keyProvider: keys, reason: reason, now: now)
+                    } catch VaultError.changedElsewhere(let detail) {
+                        // Another process recovered or replaced the vault since the decision:
+                        // nothing was wiped. Decide again on what is there now, as the app would.
+                        guard attempt < 3 else { throw CLIFailure("not recovered: the vault kept changing (\(detail)); retry") }
+                        attempt += 1
+                        location = try options.location()
+                        path = try await decide(location: location, keys: keys, now: now, database: options.path)
+                        continue
+                    }
+                    // A wipe that finished one cut short kept its tombstone: its reason is the first.
+                    let kind = Vault.tombstone(at: options.path)?.reason ?? reason.kind
                     recovery = .wiped(Vault.tombstone(at: options.path),
-                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(reason.kind)), now: now, policy: .standard))
+                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(kind)), now: now, policy: .standard))
                 }
+                break
             }
             if options.json {
                 printJSON(path, recovery, record, console: console)
@@ -115,7 +129,12 @@ struct ResumeCommand: AsyncParsableCommand {
             return path
         } catch {
             await vault.close()
-            if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard) }
+            if case .corrupted(var reason) = error {
+                // Found by the open vault: the recovery wipe then acts only on the file it had
+                // open (and its key), never on a vault another process put there since.
+                if reason.diagnosed == nil { reason.diagnosed = await vault.ownFilesDiagnosis() }
+                return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
+            }
             throw error
         }
     }
@@ -130,12 +149,14 @@ struct ResumeCommand: AsyncParsableCommand {
     /// Why the CLI will not wipe on its own, or nil when it may. A wipe destroys the key it was
     /// given: only proceed when the file is proven to be this vault (header present, or a
     /// tombstone left by an interrupted wipe) and the key was not simply wrong or absent.
-    static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, options: VaultOptions) -> String? {
+    /// A key file of zeros left by an interrupted wipe (`KeyFileProvider.holdsShreddedKey`) is
+    /// no mistyped path: that wipe had begun on this vault, and recovering finishes it.
+    static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, keys: any KeyProvider, options: VaultOptions) -> String? {
         let wipe = "if the vault really is lost, run `sessionvault wipe --yes --without-key --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
         switch reason.kind {
         case .wrongKey:
             return "not wiped: the key does not match this vault (a different key file or passphrase?); \(wipe)"
-        case .keyMissing where location.tombstone == nil:
+        case .keyMissing where location.tombstone == nil && (keys as? KeyFileProvider)?.holdsShreddedKey() != true:
             return "not wiped: no key was found for this vault (a mistyped --key-file?); \(wipe)"
         case .headerDamaged where !location.headerExists && location.tombstone == nil:
             return "not wiped: \(options.path) has no vault header beside it and may not be a vault; \(wipe)"

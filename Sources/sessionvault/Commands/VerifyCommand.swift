@@ -38,6 +38,13 @@ struct VerifyCommand: AsyncParsableCommand {
         do {
             report = try await options.withOpenCopy(copy, keys: keys, now: now) { try await $0.verify() }
         } catch {
+            if case .corrupted(let reason)? = error as? VaultError, reason.kind == .keyMissing, (keys as? KeyFileProvider)?.holdsShreddedKey() == true {
+                // Zeros where the key was: a wipe began on this vault and was interrupted. The
+                // vault can never be read again (damaged, not a key problem), and the recovery
+                // finishes what that wipe started.
+                throw CLIFailure("\(options.path) cannot be read: its key was destroyed by an interrupted wipe (the key file holds only zeros); "
+                                 + "run `sessionvault resume` to finish the recovery, or `sessionvault wipe --yes`")
+            }
             guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
             // Damage found by the cheap checks at open is damage all the same. The library's
             // verify of a vault that does not open scans its pages anyway (when the key is

@@ -33,40 +33,57 @@ struct WipeCommand: AsyncParsableCommand {
         let console = Console()
         try await CLIFailure.reporting(console, json: options.json) {
             let now = clock.now
-            let location = try options.location()
-            guard location.databaseExists || location.headerExists else {
-                report(wiped: false, reason: nil, keyDestroyed: false, console: console)
-                return 0
-            }
             let keys = try options.keyProvider()
-            var reason: CorruptionReason?
-            var keyDestroyed = true
-            do {
-                let vault = try options.open(keys, now: now)
-                try await vault.wipe(reason: nil)
-            } catch {
-                switch error as? VaultError {
-                case .corrupted(let found)?:
-                    reason = found
-                    // Not this vault's key (or none): leave it alone.
-                    let keepKey = found.kind == .wrongKey || found.kind == .keyMissing
-                        || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil)
-                    keyDestroyed = !keepKey
-                    if keepKey && !withoutKey {
-                        // Nothing proves this is the vault the user meant: a mistyped --key-file or
-                        // --vault must not cost a vault. Only an explicit --without-key goes on.
-                        throw CLIFailure("not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
-                                         + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
-                    }
-                    try Vault.recover(at: options.path, keyProvider: keepKey ? nil : keys, reason: found, now: now)
-                case .unavailable(_, let detail)?:
-                    throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
-                default:
-                    throw error
+            // The files can change between the decision and the wipe (another process recovered
+            // the vault and signed in afresh): the library then wipes nothing and says so, and
+            // the decision is taken again on what is there now, a few times at most.
+            var attempt = 1
+            while true {
+                let location = try options.location()
+                guard location.databaseExists || location.headerExists else {
+                    report(wiped: false, reason: nil, keyDestroyed: false, console: console)
+                    return 0
+                }
+                do {
+                    let (reason, keyDestroyed) = try await wipe(location: location, keys: keys, now: now)
+                    report(wiped: true, reason: reason, keyDestroyed: keyDestroyed, console: console)
+                    return 0
+                } catch VaultError.changedElsewhere(let detail) {
+                    guard attempt < 3 else { throw CLIFailure("not wiped: the vault kept changing while it was being wiped (\(detail)); retry") }
+                    attempt += 1
                 }
             }
-            report(wiped: true, reason: reason, keyDestroyed: keyDestroyed, console: console)
-            return 0
+        }
+    }
+
+    /// One decision and its wipe: the vault wiped (with the corruption found, if any) and
+    /// whether the key was destroyed.
+    private func wipe(location: VaultLocation, keys: any KeyProvider, now: Date) async throws -> (CorruptionReason?, Bool) {
+        do {
+            let vault = try options.open(keys, now: now)
+            try await vault.wipe(reason: nil)
+            return (nil, true)
+        } catch {
+            switch error {
+            case .corrupted(let found):
+                // Not this vault's key (or none): leave it alone. A key file of zeros that an
+                // interrupted wipe left is no key of any vault: the wipe finishes removing it.
+                let shredded = (keys as? KeyFileProvider)?.holdsShreddedKey() == true
+                let keepKey = !shredded && (found.kind == .wrongKey || found.kind == .keyMissing
+                    || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil))
+                if keepKey && !withoutKey {
+                    // Nothing proves this is the vault the user meant: a mistyped --key-file or
+                    // --vault must not cost a vault. Only an explicit --without-key goes on.
+                    throw CLIFailure("not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
+                                     + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
+                }
+                try Vault.recover(at: options.path, keyProvider: keepKey ? nil : keys, reason: found, now: now)
+                return (found, !keepKey)
+            case .unavailable(_, let detail):
+                throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
+            default:
+                throw error
+            }
         }
     }
 
