@@ -5,8 +5,12 @@ func openRecovering(path: String, keyProvider: any KeyProvider) throws -> Vault 
     do {
         return try Vault.open(at: path, keyProvider: keyProvider)
     } catch VaultError.corrupted(let reason) where reason.kind != .wrongKey {   // a wrong key is never wiped
-        try Vault.recover(at: path, keyProvider: keyProvider, reason: reason)   // tombstone, crypto-shred, delete
-        return try Vault.open(at: path, keyProvider: keyProvider)    // fresh: missing(.wipedAfterCorruption(kind))
+        do {
+            try Vault.recover(at: path, keyProvider: keyProvider, reason: reason)   // only the files diagnosed: tombstone, crypto-shred, delete
+        } catch VaultError.changedElsewhere {
+            // Another process recovered or replaced the vault meanwhile: nothing was wiped.
+        }
+        return try Vault.open(at: path, keyProvider: keyProvider)    // fresh (missing(.wipedAfterCorruption(kind))), or the other's
     }
 }
 
