@@ -127,6 +127,12 @@ public actor ResumeManager {
             return await outcome(for: error)
         }
         logger.debug("resume path decided", metadata: ["resume.path": "\(path.name)", "resume.reason": "\(path.reason)"])
+        return await carryOut(path, in: vault, attempt: 0)
+    }
+
+    /// Carries out a decided path: the one place `resume()` and a decision taken again after a
+    /// recovery found the files changed (`decideAgain`) act on it.
+    private func carryOut(_ path: ResumePath, in vault: Vault, attempt: Int) async -> ResumeOutcome {
         switch path {
         case .valid(let session):
             try? await vault.touch()
@@ -134,10 +140,13 @@ public actor ResumeManager {
         case .missing(let reason):
             return await endSession(vault, reason: reason)
         case .corrupted(let reason):
-            return await recover(from: reason)
+            return await recover(from: reason, attempt: attempt)
         case .unavailable(let retryAfter, let detail):
             return .unavailable(retryAfter: retryAfter, detail: detail)
         case .expired(let session, let reason):
+            // Decided again from inside a refresh (a corruption met by it): another flight would
+            // wait on itself, so the caller retries, as `outcomeWithoutRefresh` answers.
+            if attempt > 0, inFlight != nil { return .offline(session, retryAfter: backoff.nextDelay()) }
             // Unlock and refresh as one flight: concurrent resumes share one prompt, not only
             // one network call.
             let outcome = await singleFlight {
@@ -571,24 +580,6 @@ public actor ResumeManager {
         } catch {
             return await outcome(for: error)
         }
-        switch path {
-        case .valid(let session):
-            try? await vault.touch()
-            return .home(session)
-        case .missing(let reason):
-            return await endSession(vault, reason: reason)
-        case .corrupted(let reason):
-            return await recover(from: reason, attempt: attempt)
-        case .unavailable(let retryAfter, let detail):
-            return .unavailable(retryAfter: retryAfter, detail: detail)
-        case .expired(let session, let reason):
-            // Inside a refresh already (a corruption met by it): another flight would wait on
-            // itself, so the caller retries, as `outcomeWithoutRefresh` answers.
-            guard inFlight == nil else { return .offline(session, retryAfter: backoff.nextDelay()) }
-            return await singleFlight {
-                if let unlocked = await self.unlock(vault, session: session, reason: reason) { return unlocked }
-                return await self.performRefreshUnlessValidAgain(vault, session: session)
-            }
-        }
+        return await carryOut(path, in: vault, attempt: attempt)
     }
 }
