@@ -183,6 +183,22 @@ struct SessionDayTests {
         #expect(gate.promptCount == 1)
     }
 
+    // MARK: 9. Offline sign-out
+
+    @Test("an offline sign-out clears the vault and says the server session may outlive it (point 9)")
+    func anOfflineSignOutSaysTheServerSessionMayLiveOn() async throws {
+        let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
+        try await signIn(server)
+        let manager = manager(server)
+        _ = try await manager.vault
+        server.http.stop()
+        let result = try await manager.signOut()
+        guard case .failed = result.server else { Issue.record("offline is a failed server call: \(result.server)"); return }
+        #expect(result.serverSessionMayOutlive, "the outcome must say the server may still hold the session")
+        #expect(try await manager.vault.currentSession() == nil, "cleared locally all the same")
+        #expect(try await manager.vault.refreshToken() == nil)
+    }
+
     // MARK: 10–12. 401s
 
     @Test("PostgREST's 401 'JWT expired' refreshes once and keeps the session (point 10)")
