@@ -88,7 +88,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.apiCall(actor: anyActor, sent: sent, reply: reply))
             case 42..<45: steps.append(.signIn)
             case 45..<48:
-                let scopes: [SignOutScope] = [.local, .local, .global]
+                let scopes: [SignOutScope] = [.local, .local, .global, .others]
                 steps.append(.signOut(actor: anyActor, scope: scopes[Int.random(in: 0..<scopes.count, using: &rng)]))
             case 48..<51: steps.append(.biometric(Bool.random(using: &rng)))
             case 51..<54: steps.append(.touch)
