@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test crash-states test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -34,6 +34,21 @@ test-servers: deps
 test: deps test-servers
 	swift build --build-tests
 	swift test --skip-build
+
+# The session histories alone (issue 26; `make test` runs them too, 200 histories of 20-40 steps):
+# seeded random histories of an app and two extensions on one vault against a GoTrue-shaped
+# server with faults, clock moves and races, checked after every step. A failure prints its seed
+# and a shrunk step list; `HISTORY_SEED=n make histories` replays that one seed, step by step.
+# HISTORY_COUNT, HISTORY_STEPS (20-40, or one number) and HISTORY_FIRST_SEED size a run.
+histories: deps
+	swift build --build-tests
+	swift test --skip-build --filter SessionHistoryTests
+
+# A longer run for a local machine: 5000 histories of 40-120 steps from seed 1000.
+histories-soak: deps
+	swift build --build-tests
+	HISTORY_COUNT=$${HISTORY_COUNT:-5000} HISTORY_STEPS=$${HISTORY_STEPS:-40-120} HISTORY_FIRST_SEED=$${HISTORY_FIRST_SEED:-1000} \
+		swift test --skip-build --filter SessionHistoryTests
 
 # The crash-state explorer alone (issue 25; `make test` runs it too, as part of the suite):
 # every state a power cut can leave in creation, store, rotate, sign-out, biometric, rekey, wipe

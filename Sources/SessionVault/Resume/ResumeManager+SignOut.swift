@@ -54,7 +54,8 @@ extension ResumeManager {
         try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)\(held ? "" : ":refreshInFlight")")
         logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
                                              "signOut.refreshInFlight": "\(!held)"])
-        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held)
+        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held,
+                             serverKeepsThisSession: scope == .others)
     }
 
     /// Tells the server, refreshing first (or once after a refusal) when the terminator needs a

@@ -36,7 +36,9 @@ enum CLI {
         try process.run()
         if let stdin {
             // Small inputs fit the pipe buffer; writing before waiting cannot deadlock.
-            input.fileHandleForWriting.write(stdin)
+            // A CLI that exits before reading (a usage error) is reported by its status, not by
+            // a SIGPIPE that would end the test process.
+            try? BrokenPipe.write(stdin, to: input.fileHandleForWriting)
             try? input.fileHandleForWriting.close()
         }
         // Waits by sleeping the task, not the thread: the test pool has one thread per core

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVaultTestSupport
 
 /// Runs a program to completion and captures its output (for tests that drive real shells).
 enum Shell {
@@ -17,7 +18,9 @@ enum Shell {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
+        // A child that exits without reading its input is reported by its status, not by a
+        // SIGPIPE that would end the test process.
+        if let stdin { try? BrokenPipe.write(stdin, to: input.fileHandleForWriting) }
         try? input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()

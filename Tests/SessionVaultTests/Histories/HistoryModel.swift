@@ -1,0 +1,90 @@
+import Foundation
+
+/// The reference model a history is checked against (issue 26): the rules of the resume
+/// decision restated from the README and the issue texts, not by calling `ResumeDecision`. It
+/// reads only what an actor's vault connection holds (the times a decision is made from) and
+/// keeps its own account of what must be true: which family the vault should hold, when its
+/// access token arrived, and which 429 deferrals are running.
+struct HistoryModel {
+    /// The history's policy, in the model's own constants.
+    static let idleTimeout: TimeInterval = 30 * 60
+    static let skewTolerance: TimeInterval = 120
+    static let activitySlack: TimeInterval = 1
+    static let marginCap: TimeInterval = 300
+    static let marginShare = 0.25
+    static let floorAfterReceipt: TimeInterval = 30
+
+    /// What an actor's connection shows, read just before the step.
+    struct View {
+        var accessReceivedAt: Date
+        var lastActiveAt: Date
+        var lastWallClock: Date
+        var refreshPending: Bool
+        var biometric: Bool
+    }
+
+    /// What a call must do next, before the server has its say.
+    enum Path: Equatable {
+        case ended, locked, valid
+        /// A refresh is due (`needsUser`: only after an unlock).
+        case due(needsUser: Bool)
+    }
+
+    /// What the step must end with.
+    enum Expected: Equatable, CustomStringConvertible {
+        case ended, locked, token, offline
+        var description: String {
+            switch self {
+            case .ended: return "ended"
+            case .locked: return "locked"
+            case .token: return "token/home"
+            case .offline: return "offline"
+            }
+        }
+    }
+
+    var family: Int?
+    /// When (device clock) the access token the vault should hold arrived.
+    var receivedAt: Date?
+    let lifetime: TimeInterval
+    /// A 429 recorded in the vault (for every actor) and in each manager (for its own process).
+    var vaultNotBefore: Date?
+    var actorRateLimit: [Int: (at: Date, delay: TimeInterval)] = [:]
+
+    init(lifetime: TimeInterval) { self.lifetime = lifetime }
+
+    /// The refresh-ahead rule: due at the expiry minus a quarter of the lifetime (at most five
+    /// minutes), but not within 30 s of receipt unless the token is dead by then.
+    var dueAfterReceipt: TimeInterval {
+        max(lifetime - min(Self.marginCap, lifetime * Self.marginShare), min(lifetime, Self.floorAfterReceipt))
+    }
+
+    /// The path a call that holds the user to the idle lock (`forUser`) or not must take.
+    func path(_ view: View?, now: Date, forUser: Bool) -> Path {
+        guard family != nil, let view else { return .ended }
+        let movedBack = view.lastWallClock.timeIntervalSince(now) > Self.skewTolerance
+            || (forUser && view.lastActiveAt.timeIntervalSince(now) > Self.activitySlack)
+        if movedBack { return .due(needsUser: forUser) }
+        if view.refreshPending { return .due(needsUser: false) }
+        if forUser && now.timeIntervalSince(view.lastActiveAt) >= Self.idleTimeout { return .due(needsUser: true) }
+        return now < view.accessReceivedAt.addingTimeInterval(dueAfterReceipt) ? .valid : .due(needsUser: false)
+    }
+
+    /// After the user unlocked (or the biometric prompt passed): the clock is the reference again
+    /// and the user is active, so only the token's own due time and an interrupted refresh count.
+    func pathAfterUnlock(_ view: View?, now: Date) -> Path {
+        guard family != nil, let view else { return .ended }
+        if view.refreshPending { return .due(needsUser: false) }
+        return now < view.accessReceivedAt.addingTimeInterval(dueAfterReceipt) ? .valid : .due(needsUser: false)
+    }
+
+    /// Whether a refresh by `actor` must be held back by a 429 (no request sent).
+    mutating func deferred(actor: Int, now: Date) -> Bool {
+        var wait = false
+        if let limit = actorRateLimit[actor] {
+            if now < limit.at.addingTimeInterval(limit.delay) { wait = true } else { actorRateLimit[actor] = nil }
+        }
+        if let notBefore = vaultNotBefore, now < notBefore { wait = true }
+        return wait
+    }
+}

@@ -1,0 +1,440 @@
+import Foundation
+import Logging
+import SessionVaultTestSupport
+@testable import SessionVault
+
+/// Runs one history (issue 26) against real vault files, real managers and a real HTTP server,
+/// and checks the invariants after every step. Stops at the first violation; `violations` then
+/// says what broke and at which step, never with a token's text.
+final class HistoryRun {
+    let seed: UInt64
+    let steps: [HistoryStep]
+    private let directory = TemporaryDirectory("history")
+    private let device = ManualClock()
+    private let trueClock: ManualClock
+    private let server: HistoryServer
+    private var managers: [ResumeManager] = []
+    private let biometrics = TestBiometricGate()
+    private let logs = RecordingLogHandler.Store()
+    private let events = RecordingLogHandler.Store()
+    private var eventTasks: [Task<Void, Never>] = []
+    private var texts: [String] = []
+    /// Access tokens handed to each actor, newest last (for API calls with an older token).
+    private var handed: [[Token]] = [[], [], []]
+    private var model: HistoryModel
+    private(set) var violations: [String] = []
+    private(set) var trace: [String] = []
+    /// How the history ended: requests the server saw and tokens it issued.
+    private(set) var summary = ""
+
+    private var path: String { directory.file("vault.db") }
+    private var keyPath: String { directory.file("vault.key") }
+
+    init(seed: UInt64, steps: [HistoryStep], lifetime: Int?) throws {
+        self.seed = seed
+        self.steps = steps
+        trueClock = ManualClock(device.now)
+        server = try HistoryServer(lifetime: lifetime, trueClock: trueClock, tag: String(seed, radix: 36))
+        model = HistoryModel(lifetime: server.grantedLifetime)
+        for actor in 0..<3 { managers.append(makeManager(actor)) }
+    }
+
+    /// The lifetime a seed's history uses: 60 s, 300 s, 3600 s or none stated.
+    static func lifetime(forSeed seed: UInt64) -> Int? {
+        var rng = SeededGenerator(seed: seed ^ 0x5EED)
+        return [60, 300, 3600, nil][Int.random(in: 0..<4, using: &rng)]
+    }
+
+    private func makeManager(_ actor: Int) -> ResumeManager {
+        var policy = ResumePolicy.standard
+        policy.idleTimeout = HistoryModel.idleTimeout
+        let store = logs
+        let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath),
+                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
+                                    logger: Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) },
+                                    refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        let recorded = events
+        eventTasks.append(Task {
+            for await event in await manager.sessionEvents() { recorded.append(event.description) }
+        })
+        return manager
+    }
+
+    // MARK: Running
+
+    func run() async -> [String] {
+        defer { for task in eventTasks { task.cancel() } }
+        for (index, step) in steps.enumerated() {
+            let before = server.refreshRequests
+            let note = await perform(step, index: index)
+            trace.append("\(index): \(step) -> \(note) [refresh requests +\(server.refreshRequests - before)]")
+            if violations.isEmpty { await checkInvariants(index) }
+            if !violations.isEmpty { return violations }
+        }
+        await checkNeverStuck()
+        if violations.isEmpty { checkNoSecrets() }
+        summary = "\(server.refreshRequests) refresh requests, \(server.refreshesAnswered) answered with new tokens, "
+            + "\(server.faultAnswers) faults, \(server.logoutRequests) logouts"
+        return violations
+    }
+
+    private func fail(_ index: Int, _ text: String) { violations.append("step \(index) (\(steps.indices.contains(index) ? steps[index].description : "end")): \(text)") }
+
+    /// What an actor's connection holds now: the inputs of its decision.
+    private func view(_ actor: Int) async -> HistoryModel.View? {
+        guard let vault = try? await managers[actor].vault, let snapshot = try? await vault.snapshot(),
+              case .session(let session, let wall, _) = snapshot else { return nil }
+        return HistoryModel.View(accessReceivedAt: session.accessIssuedAt ?? session.issuedAt, lastActiveAt: session.lastActiveAt,
+                                 lastWallClock: wall, refreshPending: session.refreshPendingSince != nil, biometric: session.biometricEnabled)
+    }
+
+    /// The outcome a due refresh by `actor` must have, with the requests it may send, and the
+    /// model's account updated as the server will answer.
+    private func resolveRefresh(_ actor: Int) -> (HistoryModel.Expected, Int) {
+        let now = device.now
+        if model.deferred(actor: actor, now: now) { return (.offline, 0) }
+        guard let family = model.family else { return (.ended, 0) }
+        if let fault = server.nextFault {
+            if case .rateLimited(let retryAfter) = fault {
+                model.vaultNotBefore = now.addingTimeInterval(TimeInterval(retryAfter))
+                model.actorRateLimit[actor] = (now, TimeInterval(retryAfter))
+            }
+            return (.offline, 1)
+        }
+        guard server.isLive(family: family) else {
+            model.family = nil
+            return (.ended, 1)
+        }
+        model.receivedAt = now
+        model.vaultNotBefore = nil
+        model.actorRateLimit[actor] = nil
+        return (.token, 1)
+    }
+
+    private func expected(for path: HistoryModel.Path, actor: Int) -> (HistoryModel.Expected, Int) {
+        switch path {
+        case .ended:
+            model.family = nil
+            return (.ended, 0)
+        case .locked, .due(needsUser: true): return (.locked, 0)
+        case .valid: return (.token, 0)
+        case .due(needsUser: false): return resolveRefresh(actor)
+        }
+    }
+
+    /// What `resume()` on `actor` must do.
+    private func resumeExpectation(_ actor: Int, _ view: HistoryModel.View?) -> (HistoryModel.Expected, Int) {
+        let now = device.now
+        let path = model.path(view, now: now, forUser: true)
+        if case .due(needsUser: true) = path, actor == 0, view?.biometric == true {
+            return expected(for: model.pathAfterUnlock(view, now: now), actor: actor)
+        }
+        return expected(for: path, actor: actor)
+    }
+
+    private func classify(_ outcome: ResumeOutcome) -> HistoryModel.Expected? {
+        texts.append(outcome.description)
+        switch outcome {
+        case .home: return .token
+        case .login: return .ended
+        case .locked: return .locked
+        case .offline: return .offline
+        case .unavailable: return nil
+        }
+    }
+
+    private func classify(_ outcome: FreshTokenOutcome, actor: Int) -> HistoryModel.Expected? {
+        texts.append(outcome.description)
+        switch outcome {
+        case .token(let token, _):
+            handed[actor].append(token)
+            return .token
+        case .sessionEnded: return .ended
+        case .locked: return .locked
+        case .offline: return .offline
+        case .unavailable: return nil
+        }
+    }
+
+    /// Compares a call's outcome and request count with the model's.
+    private func check(_ index: Int, _ got: HistoryModel.Expected?, _ want: (HistoryModel.Expected, Int), before: Int) -> String {
+        let sent = server.refreshRequests - before
+        guard let got else {
+            fail(index, "answered unavailable (expected \(want.0))")
+            return "unavailable"
+        }
+        if got != want.0 { fail(index, "answered \(got), the model expected \(want.0)") }
+        if sent != want.1 { fail(index, "sent \(sent) refresh requests, the model expected \(want.1)") }
+        return "\(got)"
+    }
+
+    private func perform(_ step: HistoryStep, index: Int) async -> String {
+        let before = server.refreshRequests
+        let now = device.now
+        switch step {
+        case .launch(let actor):
+            managers[actor] = makeManager(actor)
+            let view = await view(actor)
+            if actor == 0 {
+                let want = resumeExpectation(0, view)
+                return check(index, classify(await managers[0].resume()), want, before: before)
+            }
+            let want = expected(for: model.path(view, now: now, forUser: false), actor: actor)
+            return check(index, classify(await managers[actor].backgroundAccessToken(), actor: actor), want, before: before)
+        case .resume:
+            let want = resumeExpectation(0, await view(0))
+            return check(index, classify(await managers[0].resume()), want, before: before)
+        case .resumeAfterUnlock:
+            let want = expected(for: model.pathAfterUnlock(await view(0), now: now), actor: 0)
+            return check(index, classify(await managers[0].resumeAfterUnlock()), want, before: before)
+        case .freshAccessToken:
+            let want = expected(for: model.path(await view(0), now: now, forUser: true), actor: 0)
+            return check(index, classify(await managers[0].freshAccessToken(), actor: 0), want, before: before)
+        case .backgroundAccessToken(let actor):
+            let want = expected(for: model.path(await view(actor), now: now, forUser: false), actor: actor)
+            return check(index, classify(await managers[actor].backgroundAccessToken(), actor: actor), want, before: before)
+        case .apiCall(let actor, let sent, let reply):
+            return await apiCall(index, actor: actor, sent: sent, reply: reply)
+        case .signIn:
+            let (family, json) = server.signIn()
+            do {
+                let vault = try await managers[0].vault
+                try await vault.store(try TokenResponse(json: Data(json.utf8)))
+            } catch {
+                fail(index, "the sign-in could not be stored: \(error)")
+                return "failed"
+            }
+            model.family = family
+            model.receivedAt = now
+            return "stored"
+        case .signOut(let actor, let scope):
+            return await signOut(index, actor: actor, scope: scope)
+        case .biometric(let on):
+            do {
+                try await managers[0].vault.setBiometricUnlock(on, domainState: on ? [1, 2, 3] : nil)
+            } catch {
+                fail(index, "biometric switch failed: \(error)")
+            }
+            return "set"
+        case .touch:
+            try? await managers[0].vault.touch()
+            return "touched"
+        case .clock(let seconds):
+            device.advance(by: TimeInterval(seconds))
+            if seconds > 0 { trueClock.advance(by: TimeInterval(seconds)) }
+            return "moved"
+        case .rateLimitBurst(let count, let retryAfter):
+            server.enqueue(.rateLimited(retryAfter: retryAfter), count: count)
+            return "queued"
+        case .serverErrors(let count):
+            server.enqueue(.serverError(status: 503), count: count)
+            return "queued"
+        case .serverRevokes:
+            if let family = model.family { server.revoke(family: family) }
+            return "revoked"
+        case .cancelDuringRefresh(let actor):
+            return await cancelDuringRefresh(index, actor: actor)
+        case .signOutDuringRefresh(let refresher, let signer):
+            return await signOutDuringRefresh(index, refresher: refresher, signer: signer)
+        }
+    }
+
+    private func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
+        let before = server.refreshRequests
+        let pool = handed[actor]
+        let pick: Token?
+        switch sent {
+        case .latest: pick = pool.last
+        case .older(let n): pick = pool.count > n ? pool[pool.count - 1 - n] : pool.first
+        }
+        guard let token = pick else { return "no token to send" }
+        let text = token.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+        var body = #"{"code":401,"error_code":"SESSION_EXPIRED","message":"Session expired"}"#
+        var challenge: String?
+        switch (server.judge(accessToken: text), reply) {
+        case (.live, .truth): return "200"
+        case (.live, .sessionExpired):
+            if let family = server.familyOf(token: text) { server.revoke(family: family) }
+        case (.expired, .truth(let variant)):
+            switch variant {
+            case 0: body = #"{"error":"invalid_token","error_description":"The access token expired"}"#
+            case 1: body = #"{"code":"PGRST301","message":"JWT expired"}"#
+            default:
+                body = "{}"
+                challenge = #"Bearer realm="api", error="invalid_token", error_description="The access token expired""#
+            }
+        case (.expired, .sessionExpired), (.revoked, _), (.unknown, _): break
+        }
+        let endsSession = body.contains("SESSION_EXPIRED")
+        // Bound: the 401 answers the token the vault holds now (the server's newest of the family).
+        let bound = model.family.flatMap { server.family($0)?.accessTokens.last } == text
+        let want: (HistoryModel.Expected, Int)
+        if bound {
+            if endsSession {
+                model.family = nil
+                want = (.ended, 0)
+            } else {
+                want = resolveRefresh(actor)
+            }
+        } else {
+            want = resumeExpectation(actor, await view(actor))
+        }
+        guard let outcome = await managers[actor].handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge, sentToken: token) else {
+            fail(index, "a 401 was not taken for an authentication failure")
+            return "nil"
+        }
+        return "401 \(bound ? "bound" : "late") " + check(index, classify(outcome), want, before: before)
+    }
+
+    private func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
+        let family = model.family
+        model.family = nil
+        let result: SignOutResult
+        do {
+            result = try await managers[actor].signOut(scope: scope)
+        } catch {
+            fail(index, "the local sign-out failed: \(error)")
+            return "failed"
+        }
+        texts.append("\(result)")
+        guard let family else {
+            if result.server != .noSession { fail(index, "no session, but the server answer is \(result.server.code)") }
+            return result.server.code
+        }
+        if server.isLive(family: family) && !result.serverSessionMayOutlive {
+            fail(index, "sign-out answered \(result.server.code) (session gone) but the server still holds the session")
+        }
+        return result.server.code
+    }
+
+    private func waitForRefreshRequest(after count: Int) async -> Bool {
+        let end = Date().addingTimeInterval(10)
+        while server.refreshRequests <= count && Date() < end { try? await Task.sleep(nanoseconds: 2_000_000) }
+        return server.refreshRequests > count
+    }
+
+    private func cancelDuringRefresh(_ index: Int, actor: Int) async -> String {
+        let before = server.refreshRequests
+        let want: (HistoryModel.Expected, Int) = model.family == nil ? (.ended, 0) : resolveRefresh(actor)
+        if model.family == nil, want.0 == .ended { model.family = nil }
+        let gate = ResponseGate()
+        if want.1 == 1 { server.holdNextRefresh(gate) }
+        let manager = managers[actor]
+        let task = Task { await manager.refreshNow() }
+        if want.1 == 1, !(await waitForRefreshRequest(after: before)) { fail(index, "the refresh never reached the server") }
+        task.cancel()
+        gate.open()
+        server.releaseHold()
+        return "cancelled " + check(index, classify(await task.value), want, before: before)
+    }
+
+    private func signOutDuringRefresh(_ index: Int, refresher: Int, signer: Int) async -> String {
+        guard let family = model.family, !model.deferred(actor: refresher, now: device.now) else {
+            return await signOut(index, actor: signer, scope: .local)
+        }
+        server.clearFaults()
+        let before = server.refreshRequests
+        let gate = ResponseGate()
+        server.holdNextRefresh(gate)
+        let manager = managers[refresher]
+        let task = Task { await manager.refreshNow() }
+        guard await waitForRefreshRequest(after: before) else {
+            gate.open()
+            fail(index, "the refresh never reached the server")
+            return "no request"
+        }
+        model.family = nil
+        let result: SignOutResult
+        do {
+            result = try await managers[signer].signOut(scope: .local)
+        } catch {
+            gate.open()
+            fail(index, "the local sign-out failed: \(error)")
+            return "failed"
+        }
+        texts.append("\(result)")
+        gate.open()
+        let outcome = await task.value
+        let got = classify(outcome)
+        if !result.refreshWasInFlight { fail(index, "the sign-out did not say a refresh was in flight") }
+        if got != .ended { fail(index, "the refresh that lost its session answered \(got.map { "\($0)" } ?? "unavailable")") }
+        // The tokens issued while the sign-out ran are ended by whoever received them.
+        if server.isLive(family: family) {
+            fail(index, "the server still holds the session signed out during a refresh (sign-out said \(result.server.code))")
+        }
+        return "sign-out \(result.server.code), refresh \(got.map { "\($0)" } ?? "unavailable")"
+    }
+
+    // MARK: Invariants
+
+    private func checkInvariants(_ index: Int) async {
+        if server.reuses > 0 { fail(index, "the server saw a refresh token used twice (family revoked by reuse)") }
+        if Vault.tombstone(at: path) != nil { fail(index, "the vault was wiped although no damage was injected") }
+        guard let vault = try? await managers[0].vault else {
+            fail(index, "the app cannot open its vault")
+            return
+        }
+        let session: Session? = (try? await vault.currentSession()) ?? nil
+        switch (model.family, session) {
+        case (nil, _?): fail(index, "the vault holds a session the model ended")
+        case (let family?, nil):
+            fail(index, "the vault holds no session, the model expects family \(family)")
+        case (let family?, _?):
+            guard let truth = server.family(family) else { return }
+            let access: Token? = (try? await vault.accessToken()) ?? nil
+            let text = access?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            if let text, let position = truth.accessTokens.firstIndex(of: text) {
+                if position != truth.accessTokens.count - 1 {
+                    fail(index, "the vault holds access token \(position) of \(truth.accessTokens.count) of its family, not the newest")
+                }
+            } else {
+                fail(index, "the vault holds an access token not of the model's family \(family)")
+            }
+            if let view = await view(0), let receivedAt = model.receivedAt, view.accessReceivedAt != receivedAt {
+                fail(index, "the stored receipt time is \(view.accessReceivedAt.timeIntervalSince(receivedAt)) s off the model's")
+            }
+        default: break
+        }
+    }
+
+    /// After the faults stop, every actor reaches a token or a login within a few calls.
+    private func checkNeverStuck() async {
+        server.clearFaults()
+        let end = steps.count
+        for actor in 0..<3 {
+            var settled = false
+            for _ in 0..<4 where !settled {
+                let outcome = actor == 0 ? await managers[0].freshAccessToken() : await managers[actor].backgroundAccessToken()
+                texts.append(outcome.description)
+                switch outcome {
+                case .token, .sessionEnded: settled = true
+                case .locked: _ = await managers[0].resumeAfterUnlock()
+                case .offline(let retryAfter):
+                    let wait = min(max(retryAfter, 1), 3600).rounded(.up)
+                    device.advance(by: wait)
+                    trueClock.advance(by: wait)
+                case .unavailable(_, let detail): fail(end, "\(HistoryStep.name(actor)) unavailable after the faults stopped: \(detail)")
+                }
+            }
+            if !settled && violations.isEmpty { fail(end, "\(HistoryStep.name(actor)) reached no token or login in four calls after the faults stopped") }
+        }
+        if server.reuses > 0 { fail(end, "the server saw a refresh token used twice") }
+    }
+
+    /// No token, key or e-mail in any outcome, event or log line of any actor.
+    private func checkNoSecrets() {
+        var secrets = server.allTokenTexts + [server.email]
+        if let key = FileManager.default.contents(atPath: keyPath) {
+            secrets.append(Hex.encode([UInt8](key)))
+            if let text = String(data: key, encoding: .utf8), text.count >= 16 { secrets.append(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        let outputs = texts + events.all + logs.all
+        for secret in secrets where !secret.isEmpty {
+            if let line = outputs.firstIndex(where: { $0.contains(secret) }) {
+                fail(steps.count, "a secret (\(secret.hasPrefix("rt-") ? "refresh token" : secret.hasPrefix("at-") ? "access token" : "key or e-mail")) appears in output line \(line)")
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+@testable import SessionVault
+
+/// One step of a history (issue 26). Actor 0 is the app, 1 and 2 are extensions, each its own
+/// `ResumeManager` on its own vault connection (its own file descriptors, so the refresh lock's
+/// `flock` and SQLite's locks behave between them as between processes).
+enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
+    /// Which token an API call sends: the one this actor was handed last, or an older one.
+    enum Sent: Sendable, Equatable { case latest, older(Int) }
+    /// What the API answers besides the truth: nothing, or "the server ended the session".
+    enum Reply: Sendable, Equatable { case truth(variant: Int), sessionExpired }
+
+    /// A new manager for the actor (a process start), then `resume()` (app) or
+    /// `backgroundAccessToken()` (extension).
+    case launch(actor: Int)
+    case resume
+    case resumeAfterUnlock
+    case freshAccessToken
+    case backgroundAccessToken(actor: Int)
+    case apiCall(actor: Int, sent: Sent, reply: Reply)
+    case signIn
+    case signOut(actor: Int, scope: SignOutScope)
+    case biometric(Bool)
+    case touch
+    /// Moves the device's clock (the server's moves forward only).
+    case clock(seconds: Int)
+    case rateLimitBurst(count: Int, retryAfter: Int)
+    case serverErrors(count: Int)
+    case serverRevokes
+    /// `refreshNow()` whose caller is cancelled once the request reached the server.
+    case cancelDuringRefresh(actor: Int)
+    /// `refreshNow()` held at the server while another actor signs out.
+    case signOutDuringRefresh(refresher: Int, signer: Int)
+
+    var description: String {
+        switch self {
+        case .launch(let actor): return "launch(\(Self.name(actor)))"
+        case .resume: return "app.resume"
+        case .resumeAfterUnlock: return "app.resumeAfterUnlock"
+        case .freshAccessToken: return "app.freshAccessToken"
+        case .backgroundAccessToken(let actor): return "\(Self.name(actor)).backgroundAccessToken"
+        case .apiCall(let actor, let sent, let reply):
+            let token: String
+            switch sent {
+            case .latest: token = "latest"
+            case .older(let n): token = "older(\(n))"
+            }
+            let answer: String
+            switch reply {
+            case .truth(let variant): answer = "truth/\(variant)"
+            case .sessionExpired: answer = "SESSION_EXPIRED"
+            }
+            return "\(Self.name(actor)).api(\(token), \(answer))"
+        case .signIn: return "app.signIn"
+        case .signOut(let actor, let scope): return "\(Self.name(actor)).signOut(\(scope.rawValue))"
+        case .biometric(let on): return "app.biometric(\(on ? "on" : "off"))"
+        case .touch: return "app.touch"
+        case .clock(let seconds): return seconds == 0 ? "clock still" : seconds > 0 ? "clock +\(seconds)s" : "clock \(seconds)s"
+        case .rateLimitBurst(let count, let retryAfter): return "server 429 x\(count) retry_after \(retryAfter)"
+        case .serverErrors(let count): return "server 5xx x\(count)"
+        case .serverRevokes: return "server revokes the session"
+        case .cancelDuringRefresh(let actor): return "\(Self.name(actor)).refreshNow cancelled in flight"
+        case .signOutDuringRefresh(let refresher, let signer): return "\(Self.name(refresher)).refreshNow held while \(Self.name(signer)).signOut"
+        }
+    }
+
+    static func name(_ actor: Int) -> String { actor == 0 ? "app" : "ext\(actor)" }
+
+    /// A random history of `count` steps. Weighted towards what moves a session along (calls and
+    /// the clock), with faults and races sprinkled in; it starts with a sign-in most of the time.
+    static func generate(count: Int, using rng: inout SeededGenerator) -> [HistoryStep] {
+        var steps: [HistoryStep] = []
+        if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
+        var forward = 0
+        while steps.count < count {
+            let roll = Int.random(in: 0..<100, using: &rng)
+            let ext = Int.random(in: 1...2, using: &rng)
+            let anyActor = Int.random(in: 0...2, using: &rng)
+            switch roll {
+            case 0..<4: steps.append(.launch(actor: anyActor))
+            case 4..<9: steps.append(.resume)
+            case 9..<13: steps.append(.resumeAfterUnlock)
+            case 13..<25: steps.append(.freshAccessToken)
+            case 25..<32: steps.append(.backgroundAccessToken(actor: ext))
+            case 32..<42:
+                let sent: Sent = Int.random(in: 0..<3, using: &rng) == 0 ? .older(Int.random(in: 1...4, using: &rng)) : .latest
+                let reply: Reply = Int.random(in: 0..<8, using: &rng) == 0 ? .sessionExpired : .truth(variant: Int.random(in: 0..<3, using: &rng))
+                steps.append(.apiCall(actor: anyActor, sent: sent, reply: reply))
+            case 42..<45: steps.append(.signIn)
+            case 45..<48:
+                let scopes: [SignOutScope] = [.local, .local, .global, .others]
+                steps.append(.signOut(actor: anyActor, scope: scopes[Int.random(in: 0..<scopes.count, using: &rng)]))
+            case 48..<51: steps.append(.biometric(Bool.random(using: &rng)))
+            case 51..<54: steps.append(.touch)
+            case 54..<74:
+                // Seconds to days forward (at most 20 days in all: the refresh token lives 30),
+                // back by up to three hours, or standing still.
+                let kind = Int.random(in: 0..<100, using: &rng)
+                var seconds: Int
+                switch kind {
+                case 0..<30: seconds = Int.random(in: 1...60, using: &rng)
+                case 30..<55: seconds = Int.random(in: 61...1800, using: &rng)
+                case 55..<70: seconds = Int.random(in: 1801...14400, using: &rng)
+                case 70..<75: seconds = Int.random(in: 14401...172_800, using: &rng)
+                case 75..<92: seconds = -Int.random(in: 30...10800, using: &rng)
+                default: seconds = 0
+                }
+                if seconds > 0 { seconds = min(seconds, 20 * 86400 - forward) }
+                forward += max(0, seconds)
+                steps.append(.clock(seconds: seconds))
+            case 74..<78: steps.append(.rateLimitBurst(count: Int.random(in: 1...3, using: &rng), retryAfter: Int.random(in: 5...120, using: &rng)))
+            case 78..<82: steps.append(.serverErrors(count: Int.random(in: 1...2, using: &rng)))
+            case 82..<85: steps.append(.serverRevokes)
+            case 85..<90: steps.append(.cancelDuringRefresh(actor: anyActor))
+            default:
+                let signer = Int.random(in: 0...2, using: &rng)
+                steps.append(.signOutDuringRefresh(refresher: anyActor, signer: signer))
+            }
+        }
+        return steps
+    }
+}
