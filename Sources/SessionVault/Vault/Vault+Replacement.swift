@@ -55,7 +55,9 @@ extension Vault {
     private func reopen(wiped: Bool?) throws(VaultError) {
         let before = state
         dropConnection()
-        let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: true).open()
+        var opener = VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: true)
+        opener.createsDirectories = false
+        let opened = try opener.open()
         connection = opened.connection
         keys = opened.keys
         header = opened.header

@@ -13,6 +13,11 @@ struct VaultOpener {
     let keyProvider: any KeyProvider
     let now: Date
     let create: Bool
+    /// Whether a missing directory on the way to the vault is made (0700). The app's open does;
+    /// a reopen after another process wiped or replaced the file does not: a directory gone
+    /// since the vault was open was removed on purpose (the app deleted its data), and making it
+    /// again from a background poll would bring back what was deleted.
+    var createsDirectories = true
     let migrator = Migrator()
     /// How long any statement waits for another process's lock before SQLITE_BUSY: the budget
     /// within which "busy" is waited out inside the library instead of reaching a caller.
@@ -30,7 +35,7 @@ struct VaultOpener {
         // A first launch may find the app's directory not made yet (iOS Application Support):
         // made here, before the lock file inside it, rather than unavailable on every launch.
         // Only when creating: a look at a vault (tools, dry runs) never writes.
-        if create { try files.createMissingDirectories() }
+        if create && createsDirectories { try files.createMissingDirectories() }
         // An ordinary open shares the structure lock with other opens and with writes, so
         // several processes opening at once do not queue behind each other. Creating the vault
         // or finishing a rekey takes it exclusively: one process at a time, and none ever reads
