@@ -33,7 +33,7 @@ extension ResumeManager {
         let secret: SecretBytes
         do { secret = try SecretBytes(consuming: &bytes) } catch { throw .vault(.crypto(error)) }
         defer { secret.zero() }
-        return try await completeSignIn(identity: nil, biometricEnabled: biometricEnabled) { () async throws(SignInError) in
+        return try await performSignIn(identity: nil, biometricEnabled: biometricEnabled) { () async throws(SignInError) in
             try await goTrue.passwordSignIn(email: email, password: secret).tokens
         }
     }
@@ -41,7 +41,7 @@ extension ResumeManager {
     /// The part every sign-in shares: take this process's turn, note the current session,
     /// run `exchange` (the one request to the token endpoint), store its answer only if the
     /// noted session is still current, and wake the auto-refresh loop.
-    func completeSignIn(identity: SessionIdentity?, biometricEnabled: Bool?,
+    func performSignIn(identity: SessionIdentity?, biometricEnabled: Bool?,
                         exchange: @Sendable () async throws(SignInError) -> RefreshedTokens) async throws(SignInError) -> Session {
         await signInTurn.take()
         defer { signInTurn.give() }
