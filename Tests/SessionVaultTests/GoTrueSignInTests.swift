@@ -192,3 +192,33 @@ struct GoTrueSignInTests {
         await manager.stopAutoRefresh()
     }
 }
+
+/// Issue 27 point 3: after the sign-in, seed 001's opt-in ("Enable Biometric? → Yes → Store
+/// Token Securely") through the manager's gate.
+@Suite("After sign-in: the biometric opt-in", .timeLimit(.minutes(2)))
+struct SignInBiometricOptInTests {
+    let fixture = TestVault()
+
+    @Test("yes and a passed prompt turn biometric unlock on with the enrolment; a cancelled prompt changes nothing")
+    func optIn() async throws {
+        let server = try GoTrueSignInServer(clock: fixture.clock)
+        server.addUser(email: "a@example.org", password: "pw", id: "user-1")
+        let gate = TestBiometricGate(result: .cancelled, domainState: [7, 7, 7])
+        let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
+                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: GoTrueSignInServer.apiKey, timeout: 5),
+                                    biometrics: gate, clock: fixture.clock.function)
+        await #expect(throws: VaultError.noSession) { try await manager.enableBiometricUnlock(reason: "Unlock with Face ID") }
+        let session = try await manager.signIn(email: "a@example.org", password: "pw", biometricEnabled: false)
+        #expect(!session.biometricEnabled)
+        #expect(try await manager.enableBiometricUnlock(reason: "Unlock with Face ID") == .cancelled)
+        #expect(try await manager.vault.currentSession()?.biometricEnabled == false)
+        gate.set(result: .success)
+        #expect(try await manager.enableBiometricUnlock(reason: "Unlock with Face ID") == .success)
+        #expect(try await manager.vault.currentSession()?.biometricEnabled == true)
+        #expect(gate.promptCount == 2)
+        // The enrolment was recorded: a changed one ends the session at the next idle unlock.
+        gate.set(domainState: [8, 8, 8])
+        fixture.clock.advance(by: 31 * 60)
+        guard case .login(.biometryChanged, _) = await manager.resume() else { Issue.record("a changed enrolment ends the session"); return }
+    }
+}

@@ -21,7 +21,7 @@ public actor ResumeManager {
     private var keyProvider: (any KeyProvider)?
     private var openedVault: Vault?
     let refresher: any SessionRefresher
-    private let biometrics: (any BiometricGate)?
+    let biometrics: (any BiometricGate)?
     let policy: ResumePolicy
     let clock: @Sendable () -> Date
     let logger: Logger
