@@ -178,6 +178,23 @@ struct GoTrueSignInTests {
         #expect(try await storedRefreshToken(manager) == "\(Fixtures.refreshMarker)-1")
     }
 
+    @Test("a late sign-in never overwrites a session another process stored while it was under way")
+    func aLateSignInIsSupersededAcrossProcesses() async throws {
+        let server = try server()
+        let manager = manager(server)
+        _ = try await manager.vault   // created here, so the other process only stores
+        let gate = server.holdNext()
+        let late = Task { () async -> SignInError? in await signInError(manager, password: Self.password) }
+        #expect(await server.http.waitForRequests(1))
+        let scratch = TemporaryDirectory("sessionvault-host")
+        let other = try TestHostProcess(["store", fixture.path, fixture.keyPath, "other-process-refresh"], scratch: scratch)
+        #expect(await other.finish(timeout: 60) == 0)
+        gate.open()
+        #expect(await late.value == .superseded)
+        #expect(try await manager.vault.currentSession()?.identity.subject == "host-user")
+        #expect(try await storedRefreshToken(manager) == "other-process-refresh")
+    }
+
     @Test("a sign-in sets a waiting auto-refresh loop going: it sleeps until the new token is due")
     func aSignInWakesTheAutoRefreshLoop() async throws {
         let server = try server()
