@@ -2,11 +2,22 @@ import Foundation
 import SessionVault
 
 extension SessionLayer {
-    /// After your login screen got a token response from the server: the body as received. A
-    /// plain RFC 6749 response does not say who signed in, so pass the user id your app knows
-    /// (a GoTrue response names its user: `manager.vault.store(response)` is enough).
-    func signedIn(tokenResponse body: Data, userID: String) async throws -> Session {
-        let response = try TokenResponse(json: body)
-        return try await manager.vault.store(response, identity: SessionIdentity(subject: userID))
+    /// The "Sign in" button: open `request.url` in ASWebAuthenticationSession (Custom Tabs on
+    /// Android) and keep `request` until the browser comes back.
+    func startSignIn() throws -> AuthorizationRequest {
+        try signInFlow.authorizationRequest()   // PKCE verifier, state, nonce: fresh each time
+    }
+
+    /// The URL the browser came back with: state checked, code exchanged, session stored.
+    func finishSignIn(_ request: AuthorizationRequest, redirect: URL) async -> Screen {
+        do {
+            return .home(try await manager.signIn(completing: request, redirect: redirect))
+        } catch .authorizationDenied, .stateMismatch, .codeRejected, .authorizationAlreadyUsed {
+            return .login(expiredMessage: false)          // cancelled, forged or stale: start again
+        } catch .network, .serverError, .rateLimited {
+            return .retry(after: 5)
+        } catch {
+            return .login(expiredMessage: false)          // idTokenRejected, clientRejected, vault, …
+        }
     }
 }

@@ -51,4 +51,41 @@ struct TraceLoggingTests {
             #expect(!line.lowercased().contains(rootHex.prefix(16)), "key bytes reached a log line")
         }
     }
+
+    /// Issue 27: the password of a GoTrue sign-in, right or wrong, in no log line, no error and no
+    /// description. Counts are asserted, never the lines: a failure must not print the secret.
+    @Test func signInLogsNeitherThePasswordNorTheEmail() async throws {
+        let store = RecordingLogHandler.Store()
+        var logger = Logger(label: "trace") { _ in RecordingLogHandler(store: store) }
+        logger.logLevel = .trace
+        let fixture = TestVault()
+        let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, clock: fixture.clock.function, logger: logger)
+        let server = try GoTrueSignInServer(clock: fixture.clock)
+        let marker = "PASSWORDMARKER"
+        let password = "s3cret \(marker) \"quoted\""
+        server.addUser(email: "mentor@example.org", password: password, id: "user-9")
+        let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: GoTrueSignInServer.apiKey, timeout: 5))
+        var described: [String] = []
+        do {
+            try await manager.signIn(email: "mentor@example.org", password: "wrong \(marker)")
+        } catch {
+            described += [error.description, String(describing: error), String(reflecting: error), "\(error)"]
+        }
+        let session = try await manager.signIn(email: "mentor@example.org", password: password)
+        described += [session.description, String(reflecting: session)]
+        for _ in 0..<5 { _ = try? await manager.signIn(email: "mentor@example.org", password: "wrong \(marker)") }
+        do {
+            try await manager.signIn(email: "mentor@example.org", password: password)
+        } catch {
+            described += [error.description, String(reflecting: error)]
+            #expect(error == .rateLimited(retryAfter: 300))
+        }
+        // The marker really went out (so finding it nowhere below means something).
+        #expect(server.signInRequests.filter { $0.body.contains(marker) }.count == 8)
+        let lines = store.all
+        #expect(lines.contains { $0.contains("signed in") }, "the sign-in was logged")
+        #expect(lines.filter { $0.contains(marker) }.count == 0, "the password reached a log line")
+        #expect(lines.filter { $0.contains("@example.org") }.count == 0, "the e-mail address reached a log line")
+        #expect(described.filter { $0.contains(marker) }.count == 0, "the password reached an error or a description")
+    }
 }

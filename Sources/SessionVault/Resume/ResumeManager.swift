@@ -21,7 +21,7 @@ public actor ResumeManager {
     private var keyProvider: (any KeyProvider)?
     private var openedVault: Vault?
     let refresher: any SessionRefresher
-    private let biometrics: (any BiometricGate)?
+    let biometrics: (any BiometricGate)?
     let policy: ResumePolicy
     let clock: @Sendable () -> Date
     let logger: Logger
@@ -45,6 +45,8 @@ public actor ResumeManager {
     var unsavedRotation: UnsavedRotation?
     /// Wakes the auto-refresh loop when it waits for a session (sign-in) or an unlock.
     var autoRefreshWake: AsyncStream<Void>.Continuation?
+    /// Sign-ins in this process take turns (see `ResumeManager+SignIn.swift`).
+    nonisolated let signInTurn = SignInTurn()
 
     /// A manager that owns the vault at `path`: it opens it on first use (`resume()`, `vault`,
     /// any call) and reopens it after a recovery wipe. Create one per process and keep it.

@@ -14,11 +14,20 @@ extension Vault {
     ///     header was seen; used only to convert a server-stated `expires_at`.
     @discardableResult
     public func store(_ response: TokenResponse, biometricEnabled: Bool? = nil, serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+        try store(response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset, onlyIf: nil)
+    }
+
+    /// `store`, and with `expected` only while the current session is still the one it names
+    /// (checked again inside the write transaction): a sign-in that began before another
+    /// session was stored never replaces that newer one (`.staleSession`).
+    func store(_ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
+               onlyIf expected: ExpectedCurrentSession?) throws(VaultError) -> Session {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
         do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         try refreshIfChangedElsewhere()
+        if let expected, !expected.matches(state.current?.session.id) { throw .staleSession }
         if let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
            biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
             return current.session
@@ -29,6 +38,11 @@ extension Vault {
         let previous = state.current?.session.id
         let offset = serverClockOffset ?? state.serverClockOffset
         try write("store") { connection, now in
+            if let expected {
+                // Under the write lock: another process may have stored since the read above.
+                let current = try connection.scalarText("SELECT current_session_id FROM vault_state WHERE singleton = 1")
+                guard expected.matches(current) else { throw VaultError.staleSession }
+            }
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
             // Whole milliseconds, as every time in a record is (see `SessionRecord`).
             let receipt = Date(unixMilliseconds: now.unixMilliseconds)

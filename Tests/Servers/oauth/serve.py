@@ -1,8 +1,9 @@
 """Starts django-oauth-toolkit for one test run.
 
 Migrates a fresh sqlite database in a temporary directory (a copy of the template setup.sh
-made, when present), creates the test user and a public
-client allowed the password grant, then serves on 127.0.0.1 on a free port (the kernel picks it)
+made, when present), creates the test user, a public client allowed the password grant and a
+public client `<client id>-pkce` allowed the authorization-code grant (loopback redirect
+`http://127.0.0.1/callback`, any port), then serves on 127.0.0.1 on a free port (the kernel picks it)
 with Django's threaded development server, and prints `OAUTH-SERVER READY port=<n>` once it is
 listening. Arguments: the client id, the username and the password to create. Stops on SIGTERM
 or when its standard input closes (the test process died), removing the temporary directory.
@@ -44,7 +45,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="sessionvault-oauth-")
     database = os.path.join(workdir, "db.sqlite3")
     os.environ["OAUTH_HARNESS_DB"] = database
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "harness.settings")
+    # settings.py plus the consent page, OIDC and the test login (same schema as the template).
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "harness.browser_settings")
     if os.path.exists(TEMPLATE):
         shutil.copyfile(TEMPLATE, database)
 
@@ -73,6 +75,17 @@ def main():
         client_id=client_id,
         client_type=Application.CLIENT_PUBLIC,
         authorization_grant_type=Application.GRANT_PASSWORD,
+        user=user,
+    )
+    # The app of the authorization-code tests (issue 27): a public client with PKCE, a loopback
+    # redirect (any port, RFC 8252 §7.3) and RS256 ID tokens.
+    Application.objects.create(
+        name="sessionvault-pkce",
+        client_id=client_id + "-pkce",
+        client_type=Application.CLIENT_PUBLIC,
+        authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
+        redirect_uris="http://127.0.0.1/callback",
+        algorithm=Application.RS256_ALGORITHM,
         user=user,
     )
 

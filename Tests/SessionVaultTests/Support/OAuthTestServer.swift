@@ -25,6 +25,12 @@ final class OAuthTestServer: @unchecked Sendable {
 
     let baseURL: URL
     var tokenEndpoint: URL { baseURL.appendingPathComponent("o/token/") }
+    var authorizationEndpoint: URL { baseURL.appendingPathComponent("o/authorize/") }
+    /// The public client serve.py registers for the authorization-code grant (PKCE, loopback
+    /// redirect `http://127.0.0.1/callback` on any port, RS256 ID tokens).
+    var pkceClientID: String { clientID + "-pkce" }
+    /// The `iss` of its ID tokens.
+    var issuer: String { baseURL.absoluteString + "/o" }
     var revocationEndpoint: URL { baseURL.appendingPathComponent("o/revoke_token/") }
 
     /// The package root, from this file's place in it.

@@ -1,0 +1,86 @@
+import Foundation
+
+extension ResumeManager {
+    /// Signs in to Supabase GoTrue with an e-mail and a password and stores the session: one
+    /// call from the login screen to `.home`. Needs a manager made with a `GoTrueRefresher`.
+    ///
+    /// The password is copied into locked memory at once (it arrives as the app's `String`,
+    /// which only the app can drop), goes from there into the request body, and the locked copy
+    /// is zeroed when the call returns. It never appears in a log line, an error or a
+    /// description. Sign-ins in this process take turns: a second one waits for the first to
+    /// finish. The session replaces the current one under the same write lock as
+    /// `Vault.store`, but only if no other session was stored (or signed out) while the request
+    /// was under way, here or in another process: then the newer state stays and this call
+    /// throws `.superseded`. A sign-in is the `signedIn` session event and sets a waiting
+    /// auto-refresh loop going.
+    ///
+    /// - Parameters:
+    ///   - email: the user's e-mail address.
+    ///   - password: the user's password.
+    ///   - biometricEnabled: the unlock preference to store with the session; nil keeps the
+    ///     device's current preference (offer the opt-in afterwards with `Vault.setBiometricUnlock`).
+    /// - Returns: the stored session.
+    /// - Throws: `.invalidCredentials`, `.rateLimited(retryAfter:)` (seed 001: 5 attempts per
+    ///   5 minutes), `.network`, `.serverError`, `.clientRejected`, `.rejected`,
+    ///   `.invalidResponse` (a body the vault refuses), `.superseded`, `.vault`, or
+    ///   `.unsupported` when the manager's refresher is not a `GoTrueRefresher`.
+    @discardableResult
+    public func signIn(email: String, password: String, biometricEnabled: Bool? = nil) async throws(SignInError) -> Session {
+        guard let goTrue = refresher as? GoTrueRefresher else {
+            throw .unsupported("signIn(email:password:) needs a manager made with a GoTrueRefresher")
+        }
+        var bytes = Array(password.utf8)
+        let secret: SecretBytes
+        do { secret = try SecretBytes(consuming: &bytes) } catch { throw .vault(.crypto(error)) }
+        defer { secret.zero() }
+        return try await performSignIn(identity: nil, biometricEnabled: biometricEnabled) { () async throws(SignInError) in
+            try await goTrue.passwordSignIn(email: email, password: secret).tokens
+        }
+    }
+
+    /// The part every sign-in shares: take this process's turn, note the current session,
+    /// run `exchange` (the one request to the token endpoint), store its answer only if the
+    /// noted session is still current, and wake the auto-refresh loop.
+    func performSignIn(identity: SessionIdentity?, biometricEnabled: Bool?,
+                        exchange: @Sendable () async throws(SignInError) -> RefreshedTokens) async throws(SignInError) -> Session {
+        await signInTurn.take()
+        defer { signInTurn.give() }
+        let vault: Vault
+        let expected: ExpectedCurrentSession
+        do {
+            vault = try openVaultForCall()
+            expected = ExpectedCurrentSession(try await vault.currentSession()?.id)
+        } catch {
+            throw .vault(error)
+        }
+        let refreshed = try await exchange()
+        var response = refreshed.response
+        if let identity {
+            do { response = try response.identified(as: identity) } catch { throw .invalidResponse(error.description) }
+        }
+        let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
+        let session: Session
+        switch await Self.storingSignIn(vault, response, biometricEnabled: biometricEnabled, serverClockOffset: offset, expected: expected) {
+        case .success(let stored): session = stored
+        case .failure(.staleSession):
+            logger.info("sign-in dropped: another session was stored meanwhile", metadata: ["vault.operation": "signIn"])
+            throw .superseded
+        case .failure(.invalidTokenResponse(let error)): throw .invalidResponse(error.description)
+        case .failure(let error): throw .vault(error)
+        }
+        logger.info("signed in", metadata: ["vault.operation": "signIn", "session.id": "\(session.id)",
+                                            "token.fp": "\(session.refreshTokenFingerprint?.hex ?? "-")"])
+        wakeAutoRefresh(after: .home(session))
+        return session
+    }
+
+    /// The conditional store as a value (a typed `catch` across actors trips the compiler).
+    private static func storingSignIn(_ vault: Vault, _ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
+                                      expected: ExpectedCurrentSession) async -> Result<Session, VaultError> {
+        do {
+            return .success(try await vault.store(response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset, onlyIf: expected))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
