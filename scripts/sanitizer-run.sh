@@ -25,6 +25,7 @@ address)
         exitcode=1                 # the status a report gives a process (the default, stated)
         detect_leaks=1             # LeakSanitizer at every process exit (the default on Linux)
         log_path="$reports/asan"   # reports to files: see above
+        suppressions="$PWD/Tests/Sanitizers/asan.supp"  # errors outside this code, each explained
     )
     lsan=(
         suppressions="$PWD/Tests/Sanitizers/lsan.supp"  # each entry explains itself
