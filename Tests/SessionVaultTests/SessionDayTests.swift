@@ -267,16 +267,18 @@ struct SessionDayTests {
         let clock = SteppedClock(fixture.clock)
         let manager = manager(server)
         await manager.startAutoRefresh(clock: clock)
-        _ = try #require(await clock.waitForSleeper())
+        let due = try #require(await clock.waitForSleeper())
         _ = try await manager.signOut()
+        // The loop wakes at the signed-out token's due time, finds no session, and waits.
+        clock.advance(to: due)
         #expect(await manager.waitUntilAutoRefreshWaitsForWake())
         #expect(await manager.isAutoRefreshing)
         // A new sign-in: the loop sleeps until the new token is due, then refreshes it.
         let vault = try await manager.vault
         let next = try await vault.store(try TokenResponse(json: Data(RotatingTokenServer.pair(0, expiresIn: 600).utf8)))
-        let due = try #require(await clock.waitForSleeper(after: fixture.clock.now))
-        #expect(due == next.issuedAt.addingTimeInterval(450))
-        clock.advance(to: due)
+        let nextDue = try #require(await clock.waitForSleeper(after: fixture.clock.now))
+        #expect(nextDue == next.issuedAt.addingTimeInterval(450))
+        clock.advance(to: nextDue)
         #expect(await server.waitForRefreshes(1))
         await manager.stopAutoRefresh()
         #expect(server.refreshCount == 1 && server.reuseCount == 0)

@@ -82,8 +82,10 @@ extension ResumeManager {
                 continue
             }
             if let due = policy.automaticRefreshDue(for: session), clock.now() < due {
-                // Woken early by a change (a sign-in, another process's refresh): decide again.
-                await sleep(clock, until: due, orChangeOf: vault)
+                // Slept in this task, with no helper task to schedule: on a busy 2-core machine a
+                // watcher task waited long for a thread. A change meanwhile (a sign-out, another
+                // process's refresh) is seen when it wakes: it decides again then.
+                do { try await clock.sleep(until: due) } catch { return }
                 continue
             }
             if Task.isCancelled { return }
@@ -99,18 +101,6 @@ extension ResumeManager {
                 continue
             }
             do { try await clock.sleep(until: clock.now().addingTimeInterval(max(0.05, retryAfter))) } catch { return }
-        }
-    }
-
-    /// Sleeps until `deadline`, or until the vault changes (a new session here or elsewhere),
-    /// whichever comes first.
-    private func sleep(_ clock: any AutoRefreshClock, until deadline: Date, orChangeOf vault: Vault) async {
-        let events = await vault.events()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(until: deadline) }
-            group.addTask { for await event in events where Self.wakesAutoRefresh(event) { return } }
-            await group.next()
-            group.cancelAll()
         }
     }
 
