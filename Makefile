@@ -31,16 +31,18 @@ run: deps
 test-servers: deps
 	bash Tests/Servers/oauth/setup.sh
 
-# The suites that keep both cores busy for a minute or more (the crash-state explorer, the session
-# histories, the simulated day of requests) run after the others, in a second process: run
-# together on 2 cores, they starved the cooperative thread pool that the time-limited suites and
-# the multi-process ones share, and those timed out on a loaded machine.
+# One test at a time (--no-parallel), and the suites that keep both cores busy for a minute or
+# more (the crash-state explorer, the session histories, the simulated day of requests) in a
+# second process after the others. Run side by side on a busy 2-core machine, tests starved each
+# other of the two threads of Swift's cooperative pool, and event waits with generous limits (a
+# loop going to sleep, a request reaching the server) ran out. Most tests wait on processes,
+# files and sockets rather than the CPU, so one at a time costs little (about 3 minutes).
 HEAVY_SUITES := CrashStateTests|SessionHistoryTests|RequestBudgetTests
 
 test: deps test-servers
 	swift build --build-tests
-	swift test --skip-build --skip '$(HEAVY_SUITES)'
-	swift test --skip-build --filter '$(HEAVY_SUITES)'
+	swift test --skip-build --no-parallel --skip '$(HEAVY_SUITES)'
+	swift test --skip-build --no-parallel --filter '$(HEAVY_SUITES)'
 
 # The session histories alone (issue 26; `make test` runs them too, 200 histories of 20-40 steps):
 # seeded random histories of an app and two extensions on one vault against a GoTrue-shaped
@@ -92,8 +94,8 @@ test-sqlcipher4: sqlcipher4 test-servers
 	for f in "$$bin/sessionvault" "$$bin/SessionVaultPackageTests.xctest"; do \
 		ldd "$$f" | grep -q "$(SQLCIPHER4_LIB)/libsqlcipher" || { echo "$$f is not linked to $(SQLCIPHER4_LIB):"; ldd "$$f" | grep sqlcipher; exit 1; }; \
 	done; echo "linked against $(SQLCIPHER4_LIB)"
-	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --skip '$(HEAVY_SUITES)'
-	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --filter '$(HEAVY_SUITES)'
+	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --skip '$(HEAVY_SUITES)'
+	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --filter '$(HEAVY_SUITES)'
 
 # Builds and runs the benchmark suite (its own package in Benchmarks/, own .build), exports the run
 # as JMH JSON and prints the issue's figures from that same run, ending with PASS or FAIL <names>.
