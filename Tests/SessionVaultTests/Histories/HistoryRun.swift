@@ -14,6 +14,9 @@ final class HistoryRun {
     private let trueClock: ManualClock
     private let server: HistoryServer
     private var managers: [ResumeManager] = []
+    /// Every manager the history made, the replaced ones too (their event feeds keep them alive
+    /// and may keep a connection open): all of them stop before the files are damaged.
+    private var everyManager: [ResumeManager] = []
     private let biometrics = TestBiometricGate()
     private let logs = RecordingLogHandler.Store()
     private let events = RecordingLogHandler.Store()
@@ -22,6 +25,8 @@ final class HistoryRun {
     /// Access tokens handed to each actor, newest last (for API calls with an older token).
     private var handed: [[Token]] = [[], [], []]
     private var model: HistoryModel
+    /// The inode of the database the history damaged, until a recovery replaces it.
+    private var damagedFile: Int?
     private(set) var violations: [String] = []
     private(set) var trace: [String] = []
     /// How the history ended: requests the server saw and tokens it issued.
@@ -45,15 +50,21 @@ final class HistoryRun {
         return [60, 300, 3600, nil][Int.random(in: 0..<4, using: &rng)]
     }
 
-    private func makeManager(_ actor: Int) -> ResumeManager {
+    /// A manager for `actor` (a process start); with `held`, its clock holds it right before a
+    /// recovery wipe (the stale-recovery race).
+    private func makeManager(_ actor: Int, held: HeldRecoveryClock? = nil) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
+        let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in
+            guard let held else { return RecordingLogHandler(store: store) }
+            return MultiplexLogHandler([RecoveryArmingLogHandler(clock: held), RecordingLogHandler(store: store)])
+        }
         let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath),
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
-                                    logger: Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) },
-                                    refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: held?.function ?? device.function,
+                                    logger: logger, refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        everyManager.append(manager)
         let recorded = events
         eventTasks.append(Task {
             for await event in await manager.sessionEvents() { recorded.append(event.description) }
@@ -161,7 +172,7 @@ final class HistoryRun {
     private func check(_ index: Int, _ got: HistoryModel.Expected?, _ want: (HistoryModel.Expected, Int), before: Int) -> String {
         let sent = server.refreshRequests - before
         guard let got else {
-            fail(index, "answered unavailable (expected \(want.0))")
+            fail(index, "answered unavailable (expected \(want.0)): \(texts.last ?? "")")
             return "unavailable"
         }
         if got != want.0 { fail(index, "answered \(got), the model expected \(want.0)") }
@@ -174,6 +185,8 @@ final class HistoryRun {
         let now = device.now
         switch step {
         case .launch(let actor):
+            // The process before it ends: its connection closes with it.
+            await managers[actor].openedVaultForCall()?.close()
             managers[actor] = makeManager(actor)
             let view = await view(actor)
             if actor == 0 {
@@ -197,6 +210,15 @@ final class HistoryRun {
         case .apiCall(let actor, let sent, let reply):
             return await apiCall(index, actor: actor, sent: sent, reply: reply)
         case .signIn:
+            if let kind = model.pendingDamage {
+                // What an app does when the vault cannot be opened: resume, which recovers.
+                let outcome = await managers[0].resume()
+                texts.append(outcome.description)
+                if outcome != .login(reason: .wipedAfterCorruption(kind), showExpiredMessage: false) {
+                    fail(index, "the launch before the sign-in answered \(outcome), not a login after a wipe for \(kind.rawValue)")
+                }
+                checkRecovered(index)
+            }
             let (family, json) = server.signIn()
             do {
                 let vault = try await managers[0].vault
@@ -207,6 +229,7 @@ final class HistoryRun {
             }
             model.family = family
             model.receivedAt = now
+            model.wipeAllowed = nil
             return "stored"
         case .signOut(let actor, let scope):
             return await signOut(index, actor: actor, scope: scope)
@@ -214,6 +237,7 @@ final class HistoryRun {
             do {
                 try await managers[0].vault.setBiometricUnlock(on, domainState: on ? [1, 2, 3] : nil)
             } catch {
+                if case .corrupted = error, model.pendingDamage != nil { return "refused: corrupted" }
                 fail(index, "biometric switch failed: \(error)")
             }
             return "set"
@@ -237,7 +261,111 @@ final class HistoryRun {
             return await cancelDuringRefresh(index, actor: actor)
         case .signOutDuringRefresh(let refresher, let signer):
             return await signOutDuringRefresh(index, refresher: refresher, signer: signer)
+        case .damage(let damage):
+            guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
+            return "damaged (\(done.kind.rawValue))"
+        case .staleRecovery(let held, let recoverer, let damage):
+            return await staleRecovery(index, held: held, recoverer: recoverer, damage: damage)
         }
+    }
+
+    // MARK: Damage
+
+    /// Every actor stops (its vault closed: nothing is left in a write-ahead log), the files are
+    /// damaged for real, and every actor starts again. Nil when there is no vault to damage yet.
+    private func injectDamage(_ index: Int, _ requested: HistoryDamage) async -> HistoryDamage? {
+        for manager in everyManager { await manager.openedVaultForCall()?.close() }
+        defer { for actor in 0..<3 { managers[actor] = makeManager(actor) } }
+        let files = VaultFiles(database: path)
+        guard FileManager.default.fileExists(atPath: files.database), FileManager.default.fileExists(atPath: files.header) else { return nil }
+        // With every connection closed the log was checkpointed into the database and removed;
+        // one left over would hide the damage (a reader takes page 1 from it).
+        if (FileIO.size(files.database + "-wal") ?? 0) > 0 {
+            fail(index, "a write-ahead log is left after every actor closed its vault: the damage would not be read")
+            return nil
+        }
+        // The sessions page is read by every launch only while it holds the current session.
+        let damage = requested == .sessionsPage && model.family == nil ? .firstPage : requested
+        do {
+            try damage.apply(to: files, keyPath: keyPath, seed: seed &+ UInt64(index))
+        } catch {
+            fail(index, "the history could not damage the vault: \(error)")
+            return nil
+        }
+        damagedFile = Self.fileNumber(files.database)
+        model.family = nil
+        model.receivedAt = nil
+        model.pendingDamage = damage.kind
+        model.wipeAllowed = damage.kind
+        // New processes: no 429 remembered; the vault's record of one goes with the wipe.
+        model.actorRateLimit = [:]
+        model.vaultNotBefore = nil
+        return damage
+    }
+
+    /// The inode of the file at `path`, nil when there is none.
+    static func fileNumber(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? Int
+    }
+
+    /// After a call met the injected damage: the wipe happened and recorded why.
+    private func checkRecovered(_ index: Int) {
+        guard let kind = model.pendingDamage else { return }
+        guard let tombstone = Vault.tombstone(at: path) else {
+            fail(index, "the damaged vault was answered as ended but no tombstone records why")
+            return
+        }
+        if tombstone.reason != kind { fail(index, "the tombstone records \(tombstone.reason.rawValue), the history injected \(kind.rawValue)") }
+        model.pendingDamage = nil
+    }
+
+    /// The stale-recovery race (issue 25 point 1) as a step: `held` meets the damage and is held
+    /// just before its wipe; `recoverer` recovers and the user signs in afresh; `held` goes on and
+    /// must decide again on the new vault, leaving the new session alone.
+    private func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
+        let before = server.refreshRequests
+        guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
+        let clock = HeldRecoveryClock(base: device)
+        managers[held] = makeManager(held, held: clock)
+        let late = managers[held]
+        let resumeTask: Task<ResumeOutcome, Never>? = held == 0 ? Task {
+            let outcome = await late.resume()
+            clock.finished()
+            return outcome
+        } : nil
+        let tokenTask: Task<FreshTokenOutcome, Never>? = held == 0 ? nil : Task {
+            let outcome = await late.backgroundAccessToken()
+            clock.finished()
+            return outcome
+        }
+        var first: HeldRecoveryClock.Signal?
+        for await signal in clock.signals {
+            first = signal
+            break
+        }
+        if first != .held { fail(index, "\(HistoryStep.name(held)) never reached its recovery wipe") }
+        // The other process recovers the same damage and the user signs in afresh.
+        let recovered = recoverer == 0 ? classify(await managers[0].resume()) : classify(await managers[recoverer].backgroundAccessToken(), actor: recoverer)
+        if recovered != .ended { fail(index, "\(HistoryStep.name(recoverer)) met \(done) and answered \(recovered.map { "\($0)" } ?? "unavailable"), not a login") }
+        checkRecovered(index)
+        let (family, json) = server.signIn()
+        do {
+            let vault = try await managers[recoverer].vault
+            try await vault.store(try TokenResponse(json: Data(json.utf8)))
+        } catch {
+            clock.open()
+            fail(index, "the sign-in after the recovery could not be stored: \(error)")
+            return "failed"
+        }
+        model.family = family
+        model.receivedAt = device.now
+        model.wipeAllowed = nil
+        let view = await view(recoverer)
+        let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: held)
+        clock.open()
+        let got: HistoryModel.Expected?
+        if let resumeTask { got = classify(await resumeTask.value) } else if let tokenTask { got = classify(await tokenTask.value, actor: held) } else { got = nil }
+        return "\(HistoryStep.name(held)) went on: " + check(index, got, want, before: before)
     }
 
     private func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
@@ -294,6 +422,8 @@ final class HistoryRun {
         do {
             result = try await managers[actor].signOut(scope: scope)
         } catch {
+            // A damaged vault cannot be signed out of; the app resumes, which recovers.
+            if case .corrupted = error, model.pendingDamage != nil { return "refused: corrupted" }
             fail(index, "the local sign-out failed: \(error)")
             return "failed"
         }
@@ -370,7 +500,16 @@ final class HistoryRun {
 
     private func checkInvariants(_ index: Int) async {
         if server.reuses > 0 { fail(index, "the server saw a refresh token used twice (family revoked by reuse)") }
-        if Vault.tombstone(at: path) != nil { fail(index, "the vault was wiped although no damage was injected") }
+        if model.pendingDamage != nil {
+            // Not recovered yet: the damaged database is still the one there, and nothing opens.
+            if let damaged = damagedFile, damaged == Self.fileNumber(path) { return }
+            checkRecovered(index)
+        }
+        if let tombstone = Vault.tombstone(at: path), model.wipeAllowed == nil {
+            fail(index, model.family != nil
+                 ? "a wipe (tombstone: \(tombstone.reason.rawValue)) destroyed the session signed in after the damage was recovered"
+                 : "the vault was wiped (tombstone: \(tombstone.reason.rawValue)) although no damage was injected since the last sign-in")
+        }
         guard let vault = try? await managers[0].vault else {
             fail(index, "the app cannot open its vault")
             return
