@@ -365,7 +365,12 @@ final class HistoryRun {
         clock.open()
         let got: HistoryModel.Expected?
         if let resumeTask { got = classify(await resumeTask.value) } else if let tokenTask { got = classify(await tokenTask.value, actor: held) } else { got = nil }
-        return "\(HistoryStep.name(held)) went on: " + check(index, got, want, before: before)
+        let note = "\(HistoryStep.name(held)) went on: " + check(index, got, want, before: before)
+        // The invariant this race is about, said plainly (the model's check above may stop first).
+        if let tombstone = Vault.tombstone(at: path) {
+            fail(index, "the late recovery wiped the vault that replaced the damaged one (tombstone: \(tombstone.reason.rawValue)): the session signed in after the recovery is lost")
+        }
+        return note
     }
 
     private func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
