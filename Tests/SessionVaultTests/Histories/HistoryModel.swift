@@ -57,6 +57,11 @@ struct HistoryModel {
     /// history damages the files, cleared by the next sign-in (a store removes the tombstone, and
     /// from then on nothing entitles anyone to wipe).
     var wipeAllowed: CorruptionKind?
+    /// A process was killed after its refresh reached the server: the server rotated the family
+    /// but nobody stored the answer, so the vault holds the spent refresh token (marked pending).
+    var lostRotation = false
+    /// Refresh-token reuses the history forced (each lost rotation allows the one that finds out).
+    var allowedReuses = 0
 
     init(lifetime: TimeInterval) { self.lifetime = lifetime }
 

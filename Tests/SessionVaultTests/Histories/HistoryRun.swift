@@ -27,6 +27,8 @@ final class HistoryRun {
     private var model: HistoryModel
     /// The inode of the database the history damaged, until a recovery replaces it.
     private var damagedFile: Int?
+    /// The damage `damagedFile` carries.
+    private var pendingDamage: HistoryDamage?
     private(set) var violations: [String] = []
     private(set) var trace: [String] = []
     /// How the history ended: requests the server saw and tokens it issued.
@@ -114,6 +116,14 @@ final class HistoryRun {
             return (.offline, 1)
         }
         guard server.isLive(family: family) else {
+            model.family = nil
+            return (.ended, 1)
+        }
+        if model.lostRotation {
+            // The vault holds the refresh token a killed process spent: this request is the
+            // reuse that finds it out, the server revokes the family, and the session ends.
+            model.lostRotation = false
+            model.allowedReuses += 1
             model.family = nil
             return (.ended, 1)
         }
@@ -230,6 +240,7 @@ final class HistoryRun {
             model.family = family
             model.receivedAt = now
             model.wipeAllowed = nil
+            model.lostRotation = false
             return "stored"
         case .signOut(let actor, let scope):
             return await signOut(index, actor: actor, scope: scope)
@@ -261,12 +272,100 @@ final class HistoryRun {
             return await cancelDuringRefresh(index, actor: actor)
         case .signOutDuringRefresh(let refresher, let signer):
             return await signOutDuringRefresh(index, refresher: refresher, signer: signer)
+        case .processFault(let stop):
+            return await processFault(index, stop: stop)
         case .damage(let damage):
             guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
             return "damaged (\(done.kind.rawValue))"
         case .staleRecovery(let held, let recoverer, let damage):
             return await staleRecovery(index, held: held, recoverer: recoverer, damage: damage)
         }
+    }
+
+    /// A step whose outcome the model does not follow through a lost rotation (a sign-out, the
+    /// final settling) may spend the stale refresh token once: allowed, and the loss is over.
+    private func forgiveLostRotation() {
+        guard model.lostRotation else { return }
+        model.lostRotation = false
+        model.allowedReuses += 1
+    }
+
+    // MARK: Processes
+
+    /// An extension process asks for a token; inside its refresh (the request at the server, the
+    /// answer held back) it is SIGKILLed, or SIGSTOPped, answered, and continued.
+    private func processFault(_ index: Int, stop: Bool) async -> String {
+        server.clearFaults()
+        let before = server.refreshRequests
+        let now = device.now
+        // The child is a process of its own: no 429 remembered in it (actor 3 has none).
+        let path = model.path(await view(0), now: now, forUser: false)
+        let arguments = ["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
+        guard case .due(needsUser: false) = path, let family = model.family, !model.deferred(actor: 3, now: now) else {
+            // Nothing to interrupt: it answers without a request; the process runs to its end.
+            let want = expected(for: path, actor: 3)
+            return "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
+        }
+        let live = server.isLive(family: family) && !model.lostRotation
+        let gate = ResponseGate()
+        server.holdNextRefresh(gate)
+        let child: TestHostProcess
+        do {
+            child = try TestHostProcess(arguments, scratch: directory)
+        } catch {
+            server.releaseHold()
+            fail(index, "the extension process did not start: \(error)")
+            return "failed"
+        }
+        guard await waitForRefreshRequest(after: before) else {
+            gate.open()
+            server.releaseHold()
+            child.sigkill()
+            _ = await child.finish(timeout: 30)
+            fail(index, "the extension process's refresh never reached the server: \(child.output)")
+            return "no request"
+        }
+        if stop {
+            kill(child.processIdentifier, SIGSTOP)
+            gate.open()
+            kill(child.processIdentifier, SIGCONT)
+            let want = resolveRefresh(3)
+            let got = await childAnswer(index, child)
+            return "stopped, continued: " + check(index, got, want, before: before)
+        }
+        child.sigkill()
+        _ = await child.finish(timeout: 30)
+        gate.open()
+        // The server answered (a rotation when the family was live) into a closed socket.
+        if live { model.lostRotation = true } else if model.lostRotation {
+            // It sent the spent token again: a reuse the kill already entitled.
+            forgiveLostRotation()
+        }
+        return "killed inside its refresh"
+    }
+
+    private func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
+        do {
+            let child = try TestHostProcess(arguments, scratch: directory)
+            return check(index, await childAnswer(index, child), want, before: before)
+        } catch {
+            fail(index, "the extension process did not start: \(error)")
+            return nil
+        }
+    }
+
+    /// The outcome line of a child that runs to its end (bounded: one that hangs is killed).
+    private func childAnswer(_ index: Int, _ child: TestHostProcess) async -> HistoryModel.Expected? {
+        let status = await child.finish(timeout: 60)
+        let last = child.lines.last ?? ""
+        texts.append(child.output)
+        if status != 0 { fail(index, "the extension process ended with \(status.map { "status \($0)" } ?? "a hang"): \(last)") }
+        if last == "token" { return .token }
+        if last.hasPrefix("ended") { return .ended }
+        if last == "locked" { return .locked }
+        if last == "offline" { return .offline }
+        texts.append(last)
+        return nil
     }
 
     // MARK: Damage
@@ -277,6 +376,8 @@ final class HistoryRun {
         for manager in everyManager { await manager.openedVaultForCall()?.close() }
         defer { for actor in 0..<3 { managers[actor] = makeManager(actor) } }
         let files = VaultFiles(database: path)
+        // Damaged already and not recovered: the same bytes flipped again would repair them.
+        if model.pendingDamage != nil, let earlier = pendingDamage { return earlier }
         guard FileManager.default.fileExists(atPath: files.database), FileManager.default.fileExists(atPath: files.header) else { return nil }
         // With every connection closed the log was checkpointed into the database and removed;
         // one left over would hide the damage (a reader takes page 1 from it).
@@ -293,6 +394,8 @@ final class HistoryRun {
             return nil
         }
         damagedFile = Self.fileNumber(files.database)
+        pendingDamage = damage
+        model.lostRotation = false
         model.family = nil
         model.receivedAt = nil
         model.pendingDamage = damage.kind
@@ -360,6 +463,7 @@ final class HistoryRun {
         model.family = family
         model.receivedAt = device.now
         model.wipeAllowed = nil
+        model.lostRotation = false
         let view = await view(recoverer)
         let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: held)
         clock.open()
@@ -401,7 +505,7 @@ final class HistoryRun {
         }
         let endsSession = body.contains("SESSION_EXPIRED")
         // Bound: the 401 answers the token the vault holds now (the server's newest of the family).
-        let bound = model.family.flatMap { server.family($0)?.accessTokens.last } == text
+        let bound = model.family.flatMap { server.family($0)?.accessTokens.dropLast(model.lostRotation ? 1 : 0).last } == text
         let want: (HistoryModel.Expected, Int)
         if bound {
             if endsSession {
@@ -421,6 +525,7 @@ final class HistoryRun {
     }
 
     private func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
+        forgiveLostRotation()
         let family = model.family
         model.family = nil
         let result: SignOutResult
@@ -469,6 +574,7 @@ final class HistoryRun {
             return await signOut(index, actor: signer, scope: .local)
         }
         server.clearFaults()
+        forgiveLostRotation()
         let before = server.refreshRequests
         let gate = ResponseGate()
         server.holdNextRefresh(gate)
@@ -504,7 +610,9 @@ final class HistoryRun {
     // MARK: Invariants
 
     private func checkInvariants(_ index: Int) async {
-        if server.reuses > 0 { fail(index, "the server saw a refresh token used twice (family revoked by reuse)") }
+        if server.reuses > model.allowedReuses {
+            fail(index, "the server saw a refresh token used twice (family revoked by reuse)\(model.allowedReuses > 0 ? " beyond the \(model.allowedReuses) a killed refresh forced" : "")")
+        }
         if model.pendingDamage != nil {
             // Not recovered yet: the damaged database is still the one there, and nothing opens.
             if let damaged = damagedFile, damaged == Self.fileNumber(path) { return }
@@ -513,7 +621,7 @@ final class HistoryRun {
         if let tombstone = Vault.tombstone(at: path), model.wipeAllowed == nil {
             fail(index, model.family != nil
                  ? "a wipe (tombstone: \(tombstone.reason.rawValue)) destroyed the session signed in after the damage was recovered"
-                 : "the vault was wiped (tombstone: \(tombstone.reason.rawValue)) although no damage was injected since the last sign-in")
+                 : "the vault was wiped (tombstone: \(tombstone.reason.rawValue), \(tombstone.detail)) although no damage was injected since the last sign-in")
         }
         guard let vault = try? await managers[0].vault else {
             fail(index, "the app cannot open its vault")
@@ -528,8 +636,10 @@ final class HistoryRun {
             guard let truth = server.family(family) else { return }
             let access: Token? = (try? await vault.accessToken()) ?? nil
             let text = access?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            // After a killed refresh the server's newest pair was never stored.
+            let newest = truth.accessTokens.count - 1 - (model.lostRotation ? 1 : 0)
             if let text, let position = truth.accessTokens.firstIndex(of: text) {
-                if position != truth.accessTokens.count - 1 {
+                if position != newest {
                     fail(index, "the vault holds access token \(position) of \(truth.accessTokens.count) of its family, not the newest")
                 }
             } else {
@@ -545,6 +655,7 @@ final class HistoryRun {
     /// After the faults stop, every actor reaches a token or a login within a few calls.
     private func checkNeverStuck() async {
         server.clearFaults()
+        forgiveLostRotation()
         let end = steps.count
         for actor in 0..<3 {
             var settled = false
@@ -563,7 +674,7 @@ final class HistoryRun {
             }
             if !settled && violations.isEmpty { fail(end, "\(HistoryStep.name(actor)) reached no token or login in four calls after the faults stopped") }
         }
-        if server.reuses > 0 { fail(end, "the server saw a refresh token used twice") }
+        if server.reuses > model.allowedReuses { fail(end, "the server saw a refresh token used twice") }
     }
 
     /// No token, key or e-mail in any outcome, event or log line of any actor.
