@@ -297,6 +297,15 @@ final class HistoryRun {
     private func processFault(_ index: Int, stop: Bool) async -> String {
         server.clearFaults()
         let before = server.refreshRequests
+        // The fault is about the refresh: the clock moves on to the token's due time first (an
+        // extension woken by a push an hour later), at most an hour.
+        var moved = ""
+        if model.family != nil, let view = await view(0), case .valid = model.path(view, now: device.now, forUser: false) {
+            let wait = min(3600, max(0, view.accessReceivedAt.addingTimeInterval(model.dueAfterReceipt).timeIntervalSince(device.now)).rounded(.up))
+            device.advance(by: wait)
+            trueClock.advance(by: wait)
+            moved = "clock +\(Int(wait))s, "
+        }
         let now = device.now
         // The child is a process of its own: no 429 remembered in it (actor 3 has none).
         let path = model.path(await view(0), now: now, forUser: false)
@@ -304,7 +313,7 @@ final class HistoryRun {
         guard case .due(needsUser: false) = path, let family = model.family, !model.deferred(actor: 3, now: now) else {
             // Nothing to interrupt: it answers without a request; the process runs to its end.
             let want = expected(for: path, actor: 3)
-            return "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
+            return moved + "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
         }
         let live = server.isLive(family: family) && !model.lostRotation
         let gate = ResponseGate()
@@ -331,7 +340,7 @@ final class HistoryRun {
             kill(child.processIdentifier, SIGCONT)
             let want = resolveRefresh(3)
             let got = await childAnswer(index, child)
-            return "stopped, continued: " + check(index, got, want, before: before)
+            return moved + "stopped, continued: " + check(index, got, want, before: before)
         }
         child.sigkill()
         _ = await child.finish(timeout: 30)
@@ -341,7 +350,7 @@ final class HistoryRun {
             // It sent the spent token again: a reuse the kill already entitled.
             forgiveLostRotation()
         }
-        return "killed inside its refresh"
+        return moved + "killed inside its refresh"
     }
 
     private func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
