@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
@@ -77,33 +76,16 @@ struct RecoveryRecheckTests {
     /// Found by the session histories (issue 26): the token calls took the decision made again
     /// after `changedElsewhere` (home, on the new vault) without reading the new vault's access
     /// token, and answered `unavailable` ("the refresh stored no access token"), though no refresh
-    /// had run and the new session's token was there. In-process: the extension's clock holds it
-    /// right before its wipe, as `VaultTestHost resume-held` does across processes.
+    /// had run and the new session's token was there.
     @Test func aBackgroundTokenRequestHeldBeforeItsRecoveryWipeGetsTheNewSessionsToken() async throws {
         try await damagedVault()
-        let clock = HeldRecoveryClock(base: ManualClock(Date()))
-        let logger = Logger(label: "held-extension") { _ in RecoveryArmingLogHandler(clock: clock) }
-        let late = ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: unreachable, apiKey: "anon"),
-                                 clock: clock.function, logger: logger)
-        let request = Task {
-            let outcome = await late.backgroundAccessToken()
-            clock.finished()
-            return outcome
-        }
-        var first: HeldRecoveryClock.Signal?
-        for await signal in clock.signals {
-            first = signal
-            break
-        }
-        #expect(first == .held, "the extension never reached its recovery wipe")
+        let go = directory.file("go")
+        let late = try TestHostProcess(["held-at", path, keyPath, go, "\(Date().timeIntervalSince1970)", "background"], scratch: directory)
+        #expect(await late.waitFor("held", timeout: 60), "\(late.output)")
         let stored = try await recoverAndSignInAfresh()
-        clock.open()
-        let outcome = await request.value
-        guard case .token(_, let session) = outcome else {
-            Issue.record("the held extension must get the new session's token, got \(outcome)")
-            return
-        }
-        #expect(session.refreshTokenFingerprint == stored.refreshTokenFingerprint)
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(await late.finish(timeout: 60) == 0, "\(late.output)\n\(late.log)")
+        #expect(late.lines.last == "token", "the held extension must get the new session's token: \(late.output)\n\(late.log)")
         try await expectSessionStill(stored)
     }
 

@@ -52,19 +52,15 @@ final class HistoryRun {
         return [60, 300, 3600, nil][Int.random(in: 0..<4, using: &rng)]
     }
 
-    /// A manager for `actor` (a process start); with `held`, its clock holds it right before a
-    /// recovery wipe (the stale-recovery race).
-    private func makeManager(_ actor: Int, held: HeldRecoveryClock? = nil) -> ResumeManager {
+    /// A manager for `actor` (a process start).
+    private func makeManager(_ actor: Int) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
-        let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in
-            guard let held else { return RecordingLogHandler(store: store) }
-            return MultiplexLogHandler([RecoveryArmingLogHandler(clock: held), RecordingLogHandler(store: store)])
-        }
+        let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) }
         let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath),
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: held?.function ?? device.function,
+                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
                                     logger: logger, refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
         everyManager.append(manager)
         let recorded = events
@@ -431,31 +427,31 @@ final class HistoryRun {
         model.pendingDamage = nil
     }
 
-    /// The stale-recovery race (issue 25 point 1) as a step: `held` meets the damage and is held
-    /// just before its wipe; `recoverer` recovers and the user signs in afresh; `held` goes on and
-    /// must decide again on the new vault, leaving the new session alone.
+    /// The stale-recovery race (issue 25 point 1) as a step: `held`, a process of its own
+    /// (`VaultTestHost held-at`, on the history's clock), meets the damage and is held just before
+    /// its wipe; `recoverer` recovers and the user signs in afresh; `held` goes on and must decide
+    /// again on the new vault, leaving the new session alone. A process, not a task: a clock that
+    /// blocks inside the library would block a thread of the shared pool the rest of the suite
+    /// needs (two of them on two cores).
     private func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
         let before = server.refreshRequests
         guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
-        let clock = HeldRecoveryClock(base: device)
-        managers[held] = makeManager(held, held: clock)
-        let late = managers[held]
-        let resumeTask: Task<ResumeOutcome, Never>? = held == 0 ? Task {
-            let outcome = await late.resume()
-            clock.finished()
-            return outcome
-        } : nil
-        let tokenTask: Task<FreshTokenOutcome, Never>? = held == 0 ? nil : Task {
-            let outcome = await late.backgroundAccessToken()
-            clock.finished()
-            return outcome
+        let go = directory.file("go-\(index)")
+        let late: TestHostProcess
+        do {
+            late = try TestHostProcess(["held-at", path, keyPath, go, "\(device.now.timeIntervalSince1970)", held == 0 ? "resume" : "background"],
+                                       scratch: directory)
+        } catch {
+            fail(index, "the held process did not start: \(error)")
+            return "failed"
         }
-        var first: HeldRecoveryClock.Signal?
-        for await signal in clock.signals {
-            first = signal
-            break
+        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
+        guard await late.waitFor("held", timeout: 60) else {
+            _ = FileManager.default.createFile(atPath: go, contents: nil)
+            _ = await late.finish(timeout: 30)
+            fail(index, "\(HistoryStep.name(held)) never reached its recovery wipe: \(late.output)")
+            return "not held"
         }
-        if first != .held { fail(index, "\(HistoryStep.name(held)) never reached its recovery wipe") }
         // The other process recovers the same damage and the user signs in afresh.
         let recovered = recoverer == 0 ? classify(await managers[0].resume()) : classify(await managers[recoverer].backgroundAccessToken(), actor: recoverer)
         if recovered != .ended { fail(index, "\(HistoryStep.name(recoverer)) met \(done) and answered \(recovered.map { "\($0)" } ?? "unavailable"), not a login") }
@@ -465,7 +461,6 @@ final class HistoryRun {
             let vault = try await managers[recoverer].vault
             try await vault.store(try TokenResponse(json: Data(json.utf8)))
         } catch {
-            clock.open()
             fail(index, "the sign-in after the recovery could not be stored: \(error)")
             return "failed"
         }
@@ -474,11 +469,15 @@ final class HistoryRun {
         model.wipeAllowed = nil
         model.lostRotation = false
         let view = await view(recoverer)
-        let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: held)
-        clock.open()
+        let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: 3)
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let status = await late.finish(timeout: 60)
+        let last = late.lines.last ?? ""
+        texts.append(late.output)
+        if status != 0 { fail(index, "the held process ended with \(status.map { "status \($0)" } ?? "a hang"): \(last)") }
         let got: HistoryModel.Expected?
-        if let resumeTask { got = classify(await resumeTask.value) } else if let tokenTask { got = classify(await tokenTask.value, actor: held) } else { got = nil }
-        let note = "\(HistoryStep.name(held)) went on: " + check(index, got, want, before: before)
+        if last == "token" || last.hasPrefix("home") { got = .token } else if last.hasPrefix("ended") || last.hasPrefix("login") { got = .ended } else if last == "locked" { got = .locked } else if last.hasPrefix("offline") { got = .offline } else { got = nil }
+        let note = "\(HistoryStep.name(held)) process went on: " + check(index, got, want, before: before)
         // The invariant this race is about, said plainly (the model's check above may stop first).
         if let tombstone = Vault.tombstone(at: path) {
             fail(index, "the late recovery wiped the vault that replaced the damaged one (tombstone: \(tombstone.reason.rawValue)): the session signed in after the recovery is lost")
