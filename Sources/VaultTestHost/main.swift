@@ -47,6 +47,18 @@
 //   VaultTestHost hot-wal-preference <db> <keyfile>        the same with a biometric preference change and
 //                                                           no sign-in ("ready"), so a tombstone beside the
 //                                                           vault stays (a store would remove it)
+//   VaultTestHost background-at <db> <keyfile> <baseURL> <seconds>
+//                                                           one backgroundAccessToken() against a GoTrue
+//                                                           endpoint, its clock standing at <seconds> since
+//                                                           1970 (a history's device clock); prints "token",
+//                                                           "ended <reason>", "locked", "offline" or
+//                                                           "unavailable" (the session histories' extension
+//                                                           process, killed or stopped inside its refresh)
+//   VaultTestHost held-at <db> <keyfile> <gofile> <seconds> resume|background
+//                                                           resume-held with the clock standing at <seconds>
+//                                                           since 1970 (a history's device clock), as a launch
+//                                                           ("home <fp> v<N>", "login …") or as an extension's
+//                                                           backgroundAccessToken() ("token", "ended <reason>", …)
 //   VaultTestHost resume-held <db> <keyfile> <gofile>       one ResumeManager.resume() whose clock, read
 //                                                           right after the manager logged "vault corrupted"
 //                                                           (just before its recovery wipe), prints "held" and
@@ -191,8 +203,13 @@ final class RecoveryGate: @unchecked Sendable {
     private let lock = NSLock()
     private var armed = false
     let goFile: String
+    /// The time the clock stands at (a history's device clock); nil: the system clock.
+    let fixed: Date?
 
-    init(goFile: String) { self.goFile = goFile }
+    init(goFile: String, fixed: Date? = nil) {
+        self.goFile = goFile
+        self.fixed = fixed
+    }
 
     func arm() { lock.withLock { armed = true } }
 
@@ -208,7 +225,7 @@ final class RecoveryGate: @unchecked Sendable {
             let deadline = Date().addingTimeInterval(900)
             while !FileManager.default.fileExists(atPath: goFile) && Date() < deadline { usleep(1_000) }
         }
-        return Date()
+        return fixed ?? Date()
     }
 }
 
@@ -249,6 +266,45 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                         logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
             line(describe(await manager.resume()))
+        case "background-at":
+            guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
+                fail("background-at needs a base URL and a time")
+            }
+            // The histories' policy (a 30-minute idle lock; background work is not held by it).
+            var policy = ResumePolicy.standard
+            policy.idleTimeout = 30 * 60
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon-key", timeout: 120),
+                                        policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
+            switch await manager.backgroundAccessToken() {
+            case .token: line("token")
+            case .sessionEnded(let reason, _): line("ended \(reason.code)")
+            case .locked: line("locked")
+            case .offline: line("offline")
+            case .unavailable(_, let detail): line("unavailable \(detail)")
+            }
+        case "held-at":
+            guard arguments.count == 7, let seconds = TimeInterval(arguments[5]), let url = URL(string: "http://127.0.0.1:9/auth/v1") else {
+                fail("held-at needs a go file, a time and resume or background")
+            }
+            let gate = RecoveryGate(goFile: arguments[4], fixed: Date(timeIntervalSince1970: seconds))
+            let logger = Logger(label: "VaultTestHost") { label in
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+            }
+            var policy = ResumePolicy.standard
+            policy.idleTimeout = 30 * 60
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
+                                        policy: policy, clock: { gate.now() }, logger: logger)
+            if arguments[6] == "resume" {
+                line(describe(await manager.resume()))
+            } else {
+                switch await manager.backgroundAccessToken() {
+                case .token: line("token")
+                case .sessionEnded(let reason, _): line("ended \(reason.code)")
+                case .locked: line("locked")
+                case .offline: line("offline")
+                case .unavailable(_, let detail): line("unavailable \(detail)")
+                }
+            }
         case "resume-held":
             guard arguments.count == 5, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("resume-held needs a go file") }
             let gate = RecoveryGate(goFile: arguments[4])

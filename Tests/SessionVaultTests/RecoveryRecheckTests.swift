@@ -73,6 +73,24 @@ struct RecoveryRecheckTests {
         try await expectSessionStill(stored)
     }
 
+    /// Found by the session histories (issue 26): the token calls took the decision made again
+    /// after `changedElsewhere` (home, on the new vault) without reading the new vault's access
+    /// token, and answered `unavailable` ("the refresh stored no access token"), though no refresh
+    /// had run and the new session's token was there.
+    @Test func aBackgroundTokenRequestHeldBeforeItsRecoveryWipeGetsTheNewSessionsToken() async throws {
+        try await damagedVault()
+        let go = directory.file("go")
+        // Its clock stands a minute ahead: the sign-in made while it is held must not lie in its
+        // future (that reads as a clock moved back, which locks), however slow the machine.
+        let late = try TestHostProcess(["held-at", path, keyPath, go, "\(Date().timeIntervalSince1970 + 60)", "background"], scratch: directory)
+        #expect(await late.waitFor("held", timeout: 60), "\(late.output)")
+        let stored = try await recoverAndSignInAfresh()
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(await late.finish(timeout: 60) == 0, "\(late.output)\n\(late.log)")
+        #expect(late.lines.last == "token", "the held extension must get the new session's token: \(late.output)\n\(late.log)")
+        try await expectSessionStill(stored)
+    }
+
     @Test func anExplicitRecoverWithADiagnosisOfTheOldFilesLeavesTheNewVault() async throws {
         try await damagedVault()
         let late = try diagnose()

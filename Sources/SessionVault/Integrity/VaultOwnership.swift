@@ -53,7 +53,10 @@ enum VaultOwnership {
         default:
             throw .misconfigured("\(files.database) is not a regular file")
         }
-        if try startsWithPlainSQLiteMagic(files.database) {
+        // A file this process already has a connection to was checked when that connection
+        // opened it; reading it again through a descriptor of our own would drop that
+        // connection's locks when closed (see `OpenDatabaseFiles`).
+        if !OpenDatabaseFiles.hasConnection(to: files.database), try startsWithPlainSQLiteMagic(files.database) {
             throw .misconfigured("\(files.database) is a plain (unencrypted) SQLite database, not a SessionVault")
         }
         return info

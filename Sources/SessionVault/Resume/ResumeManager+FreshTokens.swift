@@ -54,7 +54,9 @@ extension ResumeManager {
                 outcome = await resume()
             }
         } catch {
-            return Self.freshTokenOutcome(await outcomeForError(error), token: nil)
+            // Not only a failure: a corruption whose recovery found the vault replaced elsewhere
+            // decides again, and may reach home on the new vault; its token is read below.
+            outcome = await outcomeForError(error)
         }
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
         // A rotation the disk could not take yet holds the only live access token.

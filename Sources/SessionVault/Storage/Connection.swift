@@ -10,6 +10,8 @@ final class Connection {
     private var statementCache: [String: Statement] = [:]
     /// Set by `close()`, so that `deinit` does not close the handle a second time.
     private var isClosed = false
+    /// This connection's entry in `OpenDatabaseFiles` (keyed connections only).
+    private var registration: AnyHashable?
 
     /// Opens (and, with `create`, creates) the file at `path`. Wraps `sqlite3_open_v2`.
     init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
@@ -36,6 +38,7 @@ final class Connection {
         guard !isClosed else { return }
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+        OpenDatabaseFiles.unregister(registration)
     }
 
     /// Closes the connection now rather than whenever its last reference goes away.
@@ -55,6 +58,7 @@ final class Connection {
         guard !isClosed else { return true }
         isClosed = true
         statementCache.removeAll()
+        defer { OpenDatabaseFiles.unregister(registration) }
         // sqlite3_close refuses (SQLITE_BUSY) rather than defer while a statement is unfinalized,
         // which tells the caller the close did not happen here; the connection is then handed to
         // sqlite3_close_v2 so that it is never leaked.
@@ -67,6 +71,9 @@ final class Connection {
     /// PBKDF2 (about 0.3 ms per open instead of about 31 ms). Wraps `sqlite3_key`.
     func key(_ rawKey: UnsafeRawBufferPointer) throws(SQLiteError) {
         try check(sqlite3_key(handle, rawKey.baseAddress, Int32(rawKey.count)), sql: nil)
+        // Only keyed connections count: a plain SQLite file the process has open through this
+        // type (a test, a tool) is still checked, and refused, at every open.
+        if registration == nil { registration = OpenDatabaseFiles.register(path) }
     }
 
     /// Re-encrypts every page under a new raw key. Wraps `sqlite3_rekey`.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import SessionVault
 
 /// The reference model a history is checked against (issue 26): the rules of the resume
 /// decision restated from the README and the issue texts, not by calling `ResumeDecision`. It
@@ -50,6 +51,17 @@ struct HistoryModel {
     /// A 429 recorded in the vault (for every actor) and in each manager (for its own process).
     var vaultNotBefore: Date?
     var actorRateLimit: [Int: (at: Date, delay: TimeInterval)] = [:]
+    /// Damage the history injected that no recovery has wiped yet: every call meets it.
+    var pendingDamage: CorruptionKind?
+    /// The damage a wipe may answer, with the reason its tombstone must record: set when the
+    /// history damages the files, cleared by the next sign-in (a store removes the tombstone, and
+    /// from then on nothing entitles anyone to wipe).
+    var wipeAllowed: CorruptionKind?
+    /// A process was killed after its refresh reached the server: the server rotated the family
+    /// but nobody stored the answer, so the vault holds the spent refresh token (marked pending).
+    var lostRotation = false
+    /// Refresh-token reuses the history forced (each lost rotation allows the one that finds out).
+    var allowedReuses = 0
 
     init(lifetime: TimeInterval) { self.lifetime = lifetime }
 

@@ -14,6 +14,9 @@ final class HistoryRun {
     private let trueClock: ManualClock
     private let server: HistoryServer
     private var managers: [ResumeManager] = []
+    /// Every manager the history made, the replaced ones too (their event feeds keep them alive
+    /// and may keep a connection open): all of them stop before the files are damaged.
+    private var everyManager: [ResumeManager] = []
     private let biometrics = TestBiometricGate()
     private let logs = RecordingLogHandler.Store()
     private let events = RecordingLogHandler.Store()
@@ -22,6 +25,10 @@ final class HistoryRun {
     /// Access tokens handed to each actor, newest last (for API calls with an older token).
     private var handed: [[Token]] = [[], [], []]
     private var model: HistoryModel
+    /// The inode of the database the history damaged, until a recovery replaces it.
+    private var damagedFile: Int?
+    /// The damage `damagedFile` carries.
+    private var pendingDamage: HistoryDamage?
     private(set) var violations: [String] = []
     private(set) var trace: [String] = []
     /// How the history ended: requests the server saw and tokens it issued.
@@ -45,15 +52,17 @@ final class HistoryRun {
         return [60, 300, 3600, nil][Int.random(in: 0..<4, using: &rng)]
     }
 
+    /// A manager for `actor` (a process start).
     private func makeManager(_ actor: Int) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
+        let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) }
         let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath),
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
                                     biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
-                                    logger: Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) },
-                                    refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+                                    logger: logger, refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        everyManager.append(manager)
         let recorded = events
         eventTasks.append(Task {
             for await event in await manager.sessionEvents() { recorded.append(event.description) }
@@ -103,6 +112,14 @@ final class HistoryRun {
             return (.offline, 1)
         }
         guard server.isLive(family: family) else {
+            model.family = nil
+            return (.ended, 1)
+        }
+        if model.lostRotation {
+            // The vault holds the refresh token a killed process spent: this request is the
+            // reuse that finds it out, the server revokes the family, and the session ends.
+            model.lostRotation = false
+            model.allowedReuses += 1
             model.family = nil
             return (.ended, 1)
         }
@@ -161,7 +178,7 @@ final class HistoryRun {
     private func check(_ index: Int, _ got: HistoryModel.Expected?, _ want: (HistoryModel.Expected, Int), before: Int) -> String {
         let sent = server.refreshRequests - before
         guard let got else {
-            fail(index, "answered unavailable (expected \(want.0))")
+            fail(index, "answered unavailable (expected \(want.0)): \(texts.last ?? "")")
             return "unavailable"
         }
         if got != want.0 { fail(index, "answered \(got), the model expected \(want.0)") }
@@ -174,6 +191,8 @@ final class HistoryRun {
         let now = device.now
         switch step {
         case .launch(let actor):
+            // The process before it ends: its connection closes with it.
+            await managers[actor].openedVaultForCall()?.close()
             managers[actor] = makeManager(actor)
             let view = await view(actor)
             if actor == 0 {
@@ -197,6 +216,15 @@ final class HistoryRun {
         case .apiCall(let actor, let sent, let reply):
             return await apiCall(index, actor: actor, sent: sent, reply: reply)
         case .signIn:
+            if let kind = model.pendingDamage {
+                // What an app does when the vault cannot be opened: resume, which recovers.
+                let outcome = await managers[0].resume()
+                texts.append(outcome.description)
+                if outcome != .login(reason: .wipedAfterCorruption(kind), showExpiredMessage: false) {
+                    fail(index, "the launch before the sign-in answered \(outcome), not a login after a wipe for \(kind.rawValue)")
+                }
+                checkRecovered(index)
+            }
             let (family, json) = server.signIn()
             do {
                 let vault = try await managers[0].vault
@@ -207,6 +235,8 @@ final class HistoryRun {
             }
             model.family = family
             model.receivedAt = now
+            model.wipeAllowed = nil
+            model.lostRotation = false
             return "stored"
         case .signOut(let actor, let scope):
             return await signOut(index, actor: actor, scope: scope)
@@ -214,6 +244,7 @@ final class HistoryRun {
             do {
                 try await managers[0].vault.setBiometricUnlock(on, domainState: on ? [1, 2, 3] : nil)
             } catch {
+                if case .corrupted = error, model.pendingDamage != nil { return "refused: corrupted" }
                 fail(index, "biometric switch failed: \(error)")
             }
             return "set"
@@ -237,7 +268,221 @@ final class HistoryRun {
             return await cancelDuringRefresh(index, actor: actor)
         case .signOutDuringRefresh(let refresher, let signer):
             return await signOutDuringRefresh(index, refresher: refresher, signer: signer)
+        case .processFault(let stop):
+            return await processFault(index, stop: stop)
+        case .damage(let damage):
+            guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
+            return "damaged (\(done.kind.rawValue))"
+        case .staleRecovery(let held, let recoverer, let damage):
+            return await staleRecovery(index, held: held, recoverer: recoverer, damage: damage)
         }
+    }
+
+    /// A step whose outcome the model does not follow through a lost rotation (a sign-out, the
+    /// final settling) may spend the stale refresh token once: allowed, and the loss is over.
+    private func forgiveLostRotation() {
+        guard model.lostRotation else { return }
+        model.lostRotation = false
+        model.allowedReuses += 1
+    }
+
+    // MARK: Processes
+
+    /// An extension process asks for a token; inside its refresh (the request at the server, the
+    /// answer held back) it is SIGKILLed, or SIGSTOPped, answered, and continued.
+    private func processFault(_ index: Int, stop: Bool) async -> String {
+        server.clearFaults()
+        let before = server.refreshRequests
+        // The fault is about the refresh: the clock moves on to the token's due time first (an
+        // extension woken by a push an hour later), at most an hour.
+        var moved = ""
+        if model.family != nil, let view = await view(0), case .valid = model.path(view, now: device.now, forUser: false) {
+            let wait = min(3600, max(0, view.accessReceivedAt.addingTimeInterval(model.dueAfterReceipt).timeIntervalSince(device.now)).rounded(.up))
+            device.advance(by: wait)
+            trueClock.advance(by: wait)
+            moved = "clock +\(Int(wait))s, "
+        }
+        let now = device.now
+        // The child is a process of its own: no 429 remembered in it (actor 3 has none).
+        let path = model.path(await view(0), now: now, forUser: false)
+        let arguments = ["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
+        guard case .due(needsUser: false) = path, let family = model.family, !model.deferred(actor: 3, now: now) else {
+            // Nothing to interrupt: it answers without a request; the process runs to its end.
+            let want = expected(for: path, actor: 3)
+            return moved + "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
+        }
+        let live = server.isLive(family: family) && !model.lostRotation
+        let gate = ResponseGate()
+        server.holdNextRefresh(gate)
+        let child: TestHostProcess
+        do {
+            child = try TestHostProcess(arguments, scratch: directory)
+        } catch {
+            server.releaseHold()
+            fail(index, "the extension process did not start: \(error)")
+            return "failed"
+        }
+        guard await waitForRefreshRequest(after: before) else {
+            gate.open()
+            server.releaseHold()
+            child.sigkill()
+            _ = await child.finish(timeout: 30)
+            fail(index, "the extension process's refresh never reached the server: \(child.output)")
+            return "no request"
+        }
+        if stop {
+            kill(child.processIdentifier, SIGSTOP)
+            gate.open()
+            kill(child.processIdentifier, SIGCONT)
+            let want = resolveRefresh(3)
+            let got = await childAnswer(index, child)
+            return moved + "stopped, continued: " + check(index, got, want, before: before)
+        }
+        child.sigkill()
+        _ = await child.finish(timeout: 30)
+        gate.open()
+        // The server answered (a rotation when the family was live) into a closed socket.
+        if live { model.lostRotation = true } else if model.lostRotation {
+            // It sent the spent token again: a reuse the kill already entitled.
+            forgiveLostRotation()
+        }
+        return moved + "killed inside its refresh"
+    }
+
+    private func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
+        do {
+            let child = try TestHostProcess(arguments, scratch: directory)
+            return check(index, await childAnswer(index, child), want, before: before)
+        } catch {
+            fail(index, "the extension process did not start: \(error)")
+            return nil
+        }
+    }
+
+    /// The outcome line of a child that runs to its end (bounded: one that hangs is killed).
+    private func childAnswer(_ index: Int, _ child: TestHostProcess) async -> HistoryModel.Expected? {
+        let status = await child.finish(timeout: 60)
+        let last = child.lines.last ?? ""
+        texts.append(child.output)
+        if status != 0 { fail(index, "the extension process ended with \(status.map { "status \($0)" } ?? "a hang"): \(last)") }
+        if last == "token" { return .token }
+        if last.hasPrefix("ended") { return .ended }
+        if last == "locked" { return .locked }
+        if last == "offline" { return .offline }
+        texts.append(last)
+        return nil
+    }
+
+    // MARK: Damage
+
+    /// Every actor stops (its vault closed: nothing is left in a write-ahead log), the files are
+    /// damaged for real, and every actor starts again. Nil when there is no vault to damage yet.
+    private func injectDamage(_ index: Int, _ requested: HistoryDamage) async -> HistoryDamage? {
+        for manager in everyManager { await manager.openedVaultForCall()?.close() }
+        defer { for actor in 0..<3 { managers[actor] = makeManager(actor) } }
+        let files = VaultFiles(database: path)
+        // Damaged already and not recovered: the same bytes flipped again would repair them.
+        if model.pendingDamage != nil, let earlier = pendingDamage { return earlier }
+        guard FileManager.default.fileExists(atPath: files.database), FileManager.default.fileExists(atPath: files.header) else { return nil }
+        // With every connection closed the log was checkpointed into the database and removed;
+        // one left over would hide the damage (a reader takes page 1 from it).
+        if (FileIO.size(files.database + "-wal") ?? 0) > 0 {
+            fail(index, "a write-ahead log is left after every actor closed its vault: the damage would not be read")
+            return nil
+        }
+        // The sessions page is read by every launch only while it holds the current session.
+        let damage = requested == .sessionsPage && model.family == nil ? .firstPage : requested
+        do {
+            try damage.apply(to: files, keyPath: keyPath, seed: seed &+ UInt64(index))
+        } catch {
+            fail(index, "the history could not damage the vault: \(error)")
+            return nil
+        }
+        damagedFile = Self.fileNumber(files.database)
+        pendingDamage = damage
+        model.lostRotation = false
+        model.family = nil
+        model.receivedAt = nil
+        model.pendingDamage = damage.kind
+        model.wipeAllowed = damage.kind
+        // New processes: no 429 remembered; the vault's record of one goes with the wipe.
+        model.actorRateLimit = [:]
+        model.vaultNotBefore = nil
+        return damage
+    }
+
+    /// The inode of the file at `path`, nil when there is none.
+    static func fileNumber(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? Int
+    }
+
+    /// After a call met the injected damage: the wipe happened and recorded why.
+    private func checkRecovered(_ index: Int) {
+        guard let kind = model.pendingDamage else { return }
+        guard let tombstone = Vault.tombstone(at: path) else {
+            fail(index, "the damaged vault was answered as ended but no tombstone records why")
+            return
+        }
+        if tombstone.reason != kind { fail(index, "the tombstone records \(tombstone.reason.rawValue), the history injected \(kind.rawValue)") }
+        model.pendingDamage = nil
+    }
+
+    /// The stale-recovery race (issue 25 point 1) as a step: `held`, a process of its own
+    /// (`VaultTestHost held-at`, on the history's clock), meets the damage and is held just before
+    /// its wipe; `recoverer` recovers and the user signs in afresh; `held` goes on and must decide
+    /// again on the new vault, leaving the new session alone. A process, not a task: a clock that
+    /// blocks inside the library would block a thread of the shared pool the rest of the suite
+    /// needs (two of them on two cores).
+    private func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
+        let before = server.refreshRequests
+        guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
+        let go = directory.file("go-\(index)")
+        let late: TestHostProcess
+        do {
+            late = try TestHostProcess(["held-at", path, keyPath, go, "\(device.now.timeIntervalSince1970)", held == 0 ? "resume" : "background"],
+                                       scratch: directory)
+        } catch {
+            fail(index, "the held process did not start: \(error)")
+            return "failed"
+        }
+        defer { _ = FileManager.default.createFile(atPath: go, contents: nil) }
+        guard await late.waitFor("held", timeout: 60) else {
+            _ = FileManager.default.createFile(atPath: go, contents: nil)
+            _ = await late.finish(timeout: 30)
+            fail(index, "\(HistoryStep.name(held)) never reached its recovery wipe: \(late.output)")
+            return "not held"
+        }
+        // The other process recovers the same damage and the user signs in afresh.
+        let recovered = recoverer == 0 ? classify(await managers[0].resume()) : classify(await managers[recoverer].backgroundAccessToken(), actor: recoverer)
+        if recovered != .ended { fail(index, "\(HistoryStep.name(recoverer)) met \(done) and answered \(recovered.map { "\($0)" } ?? "unavailable"), not a login") }
+        checkRecovered(index)
+        let (family, json) = server.signIn()
+        do {
+            let vault = try await managers[recoverer].vault
+            try await vault.store(try TokenResponse(json: Data(json.utf8)))
+        } catch {
+            fail(index, "the sign-in after the recovery could not be stored: \(error)")
+            return "failed"
+        }
+        model.family = family
+        model.receivedAt = device.now
+        model.wipeAllowed = nil
+        model.lostRotation = false
+        let view = await view(recoverer)
+        let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: 3)
+        _ = FileManager.default.createFile(atPath: go, contents: nil)
+        let status = await late.finish(timeout: 60)
+        let last = late.lines.last ?? ""
+        texts.append(late.output)
+        if status != 0 { fail(index, "the held process ended with \(status.map { "status \($0)" } ?? "a hang"): \(last)") }
+        let got: HistoryModel.Expected?
+        if last == "token" || last.hasPrefix("home") { got = .token } else if last.hasPrefix("ended") || last.hasPrefix("login") { got = .ended } else if last == "locked" { got = .locked } else if last.hasPrefix("offline") { got = .offline } else { got = nil }
+        let note = "\(HistoryStep.name(held)) process went on: " + check(index, got, want, before: before)
+        // The invariant this race is about, said plainly (the model's check above may stop first).
+        if let tombstone = Vault.tombstone(at: path) {
+            fail(index, "the late recovery wiped the vault that replaced the damaged one (tombstone: \(tombstone.reason.rawValue)): the session signed in after the recovery is lost")
+        }
+        return note
     }
 
     private func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
@@ -268,7 +513,7 @@ final class HistoryRun {
         }
         let endsSession = body.contains("SESSION_EXPIRED")
         // Bound: the 401 answers the token the vault holds now (the server's newest of the family).
-        let bound = model.family.flatMap { server.family($0)?.accessTokens.last } == text
+        let bound = model.family.flatMap { server.family($0)?.accessTokens.dropLast(model.lostRotation ? 1 : 0).last } == text
         let want: (HistoryModel.Expected, Int)
         if bound {
             if endsSession {
@@ -288,12 +533,15 @@ final class HistoryRun {
     }
 
     private func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
+        forgiveLostRotation()
         let family = model.family
         model.family = nil
         let result: SignOutResult
         do {
             result = try await managers[actor].signOut(scope: scope)
         } catch {
+            // A damaged vault cannot be signed out of; the app resumes, which recovers.
+            if case .corrupted = error, model.pendingDamage != nil { return "refused: corrupted" }
             fail(index, "the local sign-out failed: \(error)")
             return "failed"
         }
@@ -334,6 +582,7 @@ final class HistoryRun {
             return await signOut(index, actor: signer, scope: .local)
         }
         server.clearFaults()
+        forgiveLostRotation()
         let before = server.refreshRequests
         let gate = ResponseGate()
         server.holdNextRefresh(gate)
@@ -369,8 +618,19 @@ final class HistoryRun {
     // MARK: Invariants
 
     private func checkInvariants(_ index: Int) async {
-        if server.reuses > 0 { fail(index, "the server saw a refresh token used twice (family revoked by reuse)") }
-        if Vault.tombstone(at: path) != nil { fail(index, "the vault was wiped although no damage was injected") }
+        if server.reuses > model.allowedReuses {
+            fail(index, "the server saw a refresh token used twice (family revoked by reuse)\(model.allowedReuses > 0 ? " beyond the \(model.allowedReuses) a killed refresh forced" : "")")
+        }
+        if model.pendingDamage != nil {
+            // Not recovered yet: the damaged database is still the one there, and nothing opens.
+            if let damaged = damagedFile, damaged == Self.fileNumber(path) { return }
+            checkRecovered(index)
+        }
+        if let tombstone = Vault.tombstone(at: path), model.wipeAllowed == nil {
+            fail(index, model.family != nil
+                 ? "a wipe (tombstone: \(tombstone.reason.rawValue)) destroyed the session signed in after the damage was recovered"
+                 : "the vault was wiped (tombstone: \(tombstone.reason.rawValue), \(tombstone.detail)) although no damage was injected since the last sign-in")
+        }
         guard let vault = try? await managers[0].vault else {
             fail(index, "the app cannot open its vault")
             return
@@ -384,8 +644,10 @@ final class HistoryRun {
             guard let truth = server.family(family) else { return }
             let access: Token? = (try? await vault.accessToken()) ?? nil
             let text = access?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            // After a killed refresh the server's newest pair was never stored.
+            let newest = truth.accessTokens.count - 1 - (model.lostRotation ? 1 : 0)
             if let text, let position = truth.accessTokens.firstIndex(of: text) {
-                if position != truth.accessTokens.count - 1 {
+                if position != newest {
                     fail(index, "the vault holds access token \(position) of \(truth.accessTokens.count) of its family, not the newest")
                 }
             } else {
@@ -401,6 +663,7 @@ final class HistoryRun {
     /// After the faults stop, every actor reaches a token or a login within a few calls.
     private func checkNeverStuck() async {
         server.clearFaults()
+        forgiveLostRotation()
         let end = steps.count
         for actor in 0..<3 {
             var settled = false
@@ -419,7 +682,7 @@ final class HistoryRun {
             }
             if !settled && violations.isEmpty { fail(end, "\(HistoryStep.name(actor)) reached no token or login in four calls after the faults stopped") }
         }
-        if server.reuses > 0 { fail(end, "the server saw a refresh token used twice") }
+        if server.reuses > model.allowedReuses { fail(end, "the server saw a refresh token used twice") }
     }
 
     /// No token, key or e-mail in any outcome, event or log line of any actor.

@@ -31,6 +31,16 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     case cancelDuringRefresh(actor: Int)
     /// `refreshNow()` held at the server while another actor signs out.
     case signOutDuringRefresh(refresher: Int, signer: Int)
+    /// Every actor stops (its vault closed), the files are damaged, every actor starts again.
+    case damage(HistoryDamage)
+    /// The stale-recovery race: the files are damaged as in `damage`; `held` meets the damage
+    /// and is held right before its recovery wipe while `recoverer` recovers and the user signs
+    /// in afresh; then `held` goes on. The new session must survive.
+    case staleRecovery(held: Int, recoverer: Int, damage: HistoryDamage)
+    /// An extension in a child process (`VaultTestHost background-at`) asks for a token; when
+    /// that needs a refresh, the process is SIGKILLed (`stop` false) or SIGSTOPped and continued
+    /// (`stop` true) once its request reached the server, before the answer arrives.
+    case processFault(stop: Bool)
 
     var description: String {
         switch self {
@@ -61,6 +71,10 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .serverRevokes: return "server revokes the session"
         case .cancelDuringRefresh(let actor): return "\(Self.name(actor)).refreshNow cancelled in flight"
         case .signOutDuringRefresh(let refresher, let signer): return "\(Self.name(refresher)).refreshNow held while \(Self.name(signer)).signOut"
+        case .processFault(let stop): return "ext process.backgroundAccessToken, \(stop ? "SIGSTOP + SIGCONT" : "SIGKILL") inside its refresh"
+        case .damage(let damage): return "all stop; \(damage); all start"
+        case .staleRecovery(let held, let recoverer, let damage):
+            return "\(damage); \(Self.name(held)) held before its recovery wipe while \(Self.name(recoverer)) recovers and the user signs in"
         }
     }
 
@@ -73,7 +87,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<100, using: &rng)
+            let roll = Int.random(in: 0..<106, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -112,9 +126,20 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
             case 78..<82: steps.append(.serverErrors(count: Int.random(in: 1...2, using: &rng)))
             case 82..<85: steps.append(.serverRevokes)
             case 85..<90: steps.append(.cancelDuringRefresh(actor: anyActor))
-            default:
+            case 90..<100:
                 let signer = Int.random(in: 0...2, using: &rng)
                 steps.append(.signOutDuringRefresh(refresher: anyActor, signer: signer))
+            case 100..<102:
+                steps.append(.damage(HistoryDamage.allCases[Int.random(in: 0..<HistoryDamage.allCases.count, using: &rng)]))
+                // Most users sign in again once told to.
+                if Int.random(in: 0..<10, using: &rng) < 7 { steps.append(.signIn) }
+            case 104..<106:
+                steps.append(.processFault(stop: Bool.random(using: &rng)))
+            default:
+                let held = Int.random(in: 0...2, using: &rng)
+                let recoverer = (held + Int.random(in: 1...2, using: &rng)) % 3
+                steps.append(.staleRecovery(held: held, recoverer: recoverer,
+                                            damage: HistoryDamage.allCases[Int.random(in: 0..<HistoryDamage.allCases.count, using: &rng)]))
             }
         }
         return steps
