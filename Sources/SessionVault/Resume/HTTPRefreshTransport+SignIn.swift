@@ -17,23 +17,12 @@ extension HTTPRefreshTransport {
     /// for `URLSession`: the caller builds it from locked bytes right before this call and keeps
     /// no copy (the same holds for a refresh token in `post`).
     func postSignIn(_ url: URL, headers: [String: String], body: Data, codeExchange: Bool) async throws(SignInError) -> SignInAnswer {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
         let data: Data
-        let response: URLResponse
-        let session = self.session, sent = request
-        do {
-            // The deadline is enforced here: URLSession on Linux does not keep `timeout`.
-            (data, response) = try await Deadline.run(seconds: timeout) { try await session.data(for: sent) }
-        } catch is Deadline.Passed {
-            throw .network("no answer within \(timeout) s")
-        } catch {
-            // Never the error's description: it could quote the request.
-            throw .network((error as? URLError).map { "URLError \($0.code.rawValue)" } ?? "request failed")
+        let http: HTTPURLResponse
+        switch await exchange(url, headers: headers, body: body) {
+        case .success(let answer): (data, http) = answer
+        case .failure(let failure): throw .network(failure.detail)
         }
-        guard let http = response as? HTTPURLResponse else { throw .network("not an HTTP response") }
         guard (200..<300).contains(http.statusCode) else {
             throw AuthErrorBody.classifySignInFailure(status: http.statusCode, body: data.prefix(16 * 1024),
                                                       retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"), codeExchange: codeExchange)

@@ -9,23 +9,12 @@ struct HTTPRefreshTransport: Sendable {
     let timeout: TimeInterval
 
     func post(_ url: URL, headers: [String: String], body: Data) async throws(RefreshError) -> RefreshedTokens {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
         let data: Data
-        let response: URLResponse
-        let session = self.session, sent = request
-        do {
-            // The deadline is enforced here: URLSession on Linux does not keep `timeout`.
-            (data, response) = try await Deadline.run(seconds: timeout) { try await session.data(for: sent) }
-        } catch is Deadline.Passed {
-            throw .network("no answer within \(timeout) s")
-        } catch {
-            // URLError descriptions name the URL and the failure, not the body.
-            throw .network((error as? URLError).map { "URLError \($0.code.rawValue)" } ?? "request failed")
+        let http: HTTPURLResponse
+        switch await exchange(url, headers: headers, body: body) {
+        case .success(let answer): (data, http) = answer
+        case .failure(let failure): throw .network(failure.detail)
         }
-        guard let http = response as? HTTPURLResponse else { throw .network("not an HTTP response") }
         let serverDate = http.value(forHTTPHeaderField: "Date").flatMap(Self.parseHTTPDate)
         guard (200..<300).contains(http.statusCode) else {
             throw AuthErrorBody.classifyRefreshFailure(status: http.statusCode, body: data, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"))
@@ -44,5 +33,30 @@ struct HTTPRefreshTransport: Sendable {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         return formatter.date(from: text)
+    }
+
+    /// Why an exchange got no HTTP answer, in words that never quote the request.
+    struct NoAnswer: Error {
+        let detail: String
+    }
+
+    /// The one POST both refreshes and sign-ins make, with the deadline enforced here: URLSession
+    /// on Linux does not keep `timeout`. A failure is described by its URLError code only (a
+    /// description could quote the request, whose body holds a secret).
+    func exchange(_ url: URL, headers: [String: String], body: Data) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        let session = self.session, sent = request
+        do {
+            let (data, response) = try await Deadline.run(seconds: timeout) { try await session.data(for: sent) }
+            guard let http = response as? HTTPURLResponse else { return .failure(NoAnswer(detail: "not an HTTP response")) }
+            return .success((data, http))
+        } catch is Deadline.Passed {
+            return .failure(NoAnswer(detail: "no answer within \(timeout) s"))
+        } catch {
+            return .failure(NoAnswer(detail: (error as? URLError).map { "URLError \($0.code.rawValue)" } ?? "request failed"))
+        }
     }
 }
