@@ -16,8 +16,10 @@ extension FuzzTarget {
     /// a valid key file. What must hold: a key comes back only from a file of the key file's
     /// size, magic, version and checksum, and it is the file's key bytes; a file that does not
     /// start with our magic and version is `misconfigured` (never `invalid` or `missing`, which
-    /// an open reads as a lost key); a generation record is accepted only when it is exactly
-    /// the record the reference key would write for what it decodes to.
+    /// an open reads as a lost key), except the one state a wipe stopped between its overwrite
+    /// and its unlink leaves (exactly a key file's length of zeros), which is `missing`; a
+    /// generation record is accepted only when it is exactly the record the reference key would
+    /// write for what it decodes to.
     public static func keyFile(_ input: [UInt8]) -> String? {
         guard let mode = input.first else { return nil }
         let bytes = Array(input.dropFirst())
@@ -29,6 +31,7 @@ extension FuzzTarget {
         let ours = bytes.count >= KeyFileProvider.magic.count + 1
             && Array(bytes.prefix(KeyFileProvider.magic.count)) == KeyFileProvider.magic
             && bytes[KeyFileProvider.magic.count] == KeyFileProvider.version
+        let shredded = bytes.count == KeyFileProvider.fileSize && bytes.allSatisfy { $0 == 0 }
         do {
             let root = try provider.rootKey(recorded: .stored, create: false)
             guard bytes.count == KeyFileProvider.fileSize, ours else { return "a key came from a file that is not a whole key file of ours" }
@@ -36,9 +39,11 @@ extension FuzzTarget {
             if !same { return "the key read is not the file's key bytes" }
         } catch {
             switch error {
-            case .missing: return "an existing key file was reported missing"
+            case .missing: if !shredded { return "an existing key file was reported missing" }
             case .invalid: if !ours { return "a file that is not ours was reported as a damaged key (\(error))" }
-            case .misconfigured: if ours { return "a key file of ours was called foreign" }
+            case .misconfigured:
+                if ours { return "a key file of ours was called foreign" }
+                if shredded { return "a shredded key (only zeros) was called foreign instead of missing" }
             default: break
             }
         }

@@ -104,7 +104,10 @@ extension FuzzTarget {
         try? FileManager.default.removeItem(atPath: path)
         guard let keys = referenceKeys else { throw FuzzSetupError(detail: "no reference key") }
         let record = GenerationWitness(vaultID: (0..<16).map { UInt8($0 &* 13) }, generation: 7).encoded(keys: keys)
-        return [("key-file.bin", [0] + keyFile), ("generation-record.bin", [1] + record)]
+        // What a wipe stopped between the key's overwrite and its unlink leaves: the one file
+        // that is not ours by its magic and still reads as a missing key, not a foreign one.
+        let shredded = [UInt8](repeating: 0, count: KeyFileProvider.fileSize)
+        return [("key-file.bin", [0] + keyFile), ("shredded-key.bin", [0] + shredded), ("generation-record.bin", [1] + record)]
     }
 
     private static func headerSeeds() throws -> [(name: String, bytes: [UInt8])] {
