@@ -54,6 +54,10 @@
 //                                                           "ended <reason>", "locked", "offline" or
 //                                                           "unavailable" (the session histories' extension
 //                                                           process, killed or stopped inside its refresh)
+//   VaultTestHost store-json-at <db> <keyfile> <jsonfile> <seconds>
+//                                                           stores the token response in <jsonfile> (a history
+//                                                           server's sign-in) as the current session, the clock
+//                                                           standing at <seconds> since 1970; prints "stored"
 //   VaultTestHost held-at <db> <keyfile> <gofile> <seconds> resume|background
 //                                                           resume-held with the clock standing at <seconds>
 //                                                           since 1970 (a history's device clock), as a launch
@@ -282,6 +286,13 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             case .offline: line("offline")
             case .unavailable(_, let detail): line("unavailable \(detail)")
             }
+        case "store-json-at":
+            guard arguments.count == 6, let seconds = TimeInterval(arguments[5]) else { fail("store-json-at needs a JSON file and a time") }
+            let json = try Data(contentsOf: URL(fileURLWithPath: arguments[4]))
+            let vault = try Vault.open(at: arguments[2], keyProvider: keys, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
+            try await vault.store(try TokenResponse(json: json))
+            await vault.close()
+            line("stored")
         case "held-at":
             guard arguments.count == 7, let seconds = TimeInterval(arguments[5]), let url = URL(string: "http://127.0.0.1:9/auth/v1") else {
                 fail("held-at needs a go file, a time and resume or background")

@@ -12,6 +12,8 @@
  *
  * Environment: CRASH_STATES_DIR names the directory (only paths below it, and the directory
  * itself for a directory sync, are logged); CRASH_STATES_LOG the log file (appended to).
+ * CRASH_STATES_KILL_AT=N (optional): the process SIGKILLs itself right after its N-th logged
+ * call, with that call done and recorded (the session histories' kill inside a write).
  *
  * Log record: one text line "<op> <inode> <number> <length> <path>\n" followed by <length>
  * bytes of payload (the bytes written; the second path of a rename or link; a mark's label).
@@ -27,6 +29,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +47,8 @@ static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
 #define REAL(name) static __typeof__(name) *real_##name; \
     if (!real_##name) real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
+static long kill_at = -1;
+static long recorded_calls = 0;
 static int (*raw_open)(const char *, int, ...);
 static ssize_t (*raw_write)(int, const void *, size_t);
 
@@ -54,6 +59,8 @@ __attribute__((constructor)) static void crash_states_init(void) {
     const char *log = getenv("CRASH_STATES_LOG");
     if (!dir || !log || !realpath(dir, root)) return;
     root_length = strlen(root);
+    const char *kill = getenv("CRASH_STATES_KILL_AT");
+    if (kill) kill_at = strtol(kill, NULL, 10);
     log_fd = raw_open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 }
 
@@ -117,6 +124,9 @@ static void record(const char *op, uint64_t inode, int64_t number, const char *p
         done += (size_t)n;
     }
     free(buffer);
+    /* The process ends here, as a SIGKILL from outside would end it between this call and
+     * the next; the log mutex dies with it. */
+    if (kill_at > 0 && ++recorded_calls == kill_at) raise(SIGKILL);
 }
 
 /* A descriptor below the root: its path and inode; 2 for a directory, 1 for a file, 0 else. */

@@ -60,6 +60,15 @@ struct HistoryModel {
     /// A process was killed after its refresh reached the server: the server rotated the family
     /// but nobody stored the answer, so the vault holds the spent refresh token (marked pending).
     var lostRotation = false
+    /// The family whose newest pair the vault never received, after the refresh that found the
+    /// loss out was killed too: its reuse revoked the family, the vault still holds the pair
+    /// before the lost one. Counts only while that family is the model's.
+    var behindFamily: Int?
+    /// Whether the vault holds the pair before the server's newest of the model's family.
+    var vaultBehind: Bool { lostRotation || (behindFamily != nil && behindFamily == family) }
+    /// A stopped process holds the refresh lock with a rotation the server issued and nobody
+    /// stored yet: the vault holds the previous pair, and no other actor may refresh.
+    var heldRotation = false
     /// Refresh-token reuses the history forced (each lost rotation allows the one that finds out).
     var allowedReuses = 0
 

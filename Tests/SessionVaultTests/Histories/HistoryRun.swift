@@ -9,33 +9,36 @@ import SessionVaultTestSupport
 final class HistoryRun {
     let seed: UInt64
     let steps: [HistoryStep]
-    private let directory = TemporaryDirectory("history")
-    private let device = ManualClock()
-    private let trueClock: ManualClock
-    private let server: HistoryServer
-    private var managers: [ResumeManager] = []
+    let directory = TemporaryDirectory("history")
+    let device = ManualClock()
+    let trueClock: ManualClock
+    let server: HistoryServer
+    var managers: [ResumeManager] = []
     /// Every manager the history made, the replaced ones too (their event feeds keep them alive
     /// and may keep a connection open): all of them stop before the files are damaged.
-    private var everyManager: [ResumeManager] = []
-    private let biometrics = TestBiometricGate()
-    private let logs = RecordingLogHandler.Store()
-    private let events = RecordingLogHandler.Store()
-    private var eventTasks: [Task<Void, Never>] = []
-    private var texts: [String] = []
+    var everyManager: [ResumeManager] = []
+    let biometrics = TestBiometricGate()
+    let logs = RecordingLogHandler.Store()
+    let events = RecordingLogHandler.Store()
+    var eventTasks: [Task<Void, Never>] = []
+    var texts: [String] = []
     /// Access tokens handed to each actor, newest last (for API calls with an older token).
-    private var handed: [[Token]] = [[], [], []]
-    private var model: HistoryModel
+    var handed: [[Token]] = [[], [], []]
+    var model: HistoryModel
     /// The inode of the database the history damaged, until a recovery replaces it.
-    private var damagedFile: Int?
+    var damagedFile: Int?
     /// The damage `damagedFile` carries.
-    private var pendingDamage: HistoryDamage?
+    var pendingDamage: HistoryDamage?
     private(set) var violations: [String] = []
     private(set) var trace: [String] = []
     /// How the history ended: requests the server saw and tokens it issued.
     private(set) var summary = ""
 
-    private var path: String { directory.file("vault.db") }
-    private var keyPath: String { directory.file("vault.key") }
+    /// The vault's own folder: nothing but its files (a child's log and output, the go files,
+    /// sit beside it), so the kill inside a write counts only calls on the vault's files.
+    var vaultDirectory: String { directory.file("vault") }
+    var path: String { vaultDirectory + "/vault.db" }
+    var keyPath: String { vaultDirectory + "/vault.key" }
 
     init(seed: UInt64, steps: [HistoryStep], lifetime: Int?) throws {
         self.seed = seed
@@ -43,6 +46,8 @@ final class HistoryRun {
         trueClock = ManualClock(device.now)
         server = try HistoryServer(lifetime: lifetime, trueClock: trueClock, tag: String(seed, radix: 36))
         model = HistoryModel(lifetime: server.grantedLifetime)
+        try FileManager.default.createDirectory(atPath: directory.file("vault"), withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
         for actor in 0..<3 { managers.append(makeManager(actor)) }
     }
 
@@ -53,7 +58,7 @@ final class HistoryRun {
     }
 
     /// A manager for `actor` (a process start).
-    private func makeManager(_ actor: Int) -> ResumeManager {
+    func makeManager(_ actor: Int) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
@@ -88,10 +93,10 @@ final class HistoryRun {
         return violations
     }
 
-    private func fail(_ index: Int, _ text: String) { violations.append("step \(index) (\(steps.indices.contains(index) ? steps[index].description : "end")): \(text)") }
+    func fail(_ index: Int, _ text: String) { violations.append("step \(index) (\(steps.indices.contains(index) ? steps[index].description : "end")): \(text)") }
 
     /// What an actor's connection holds now: the inputs of its decision.
-    private func view(_ actor: Int) async -> HistoryModel.View? {
+    func view(_ actor: Int) async -> HistoryModel.View? {
         guard let vault = try? await managers[actor].vault, let snapshot = try? await vault.snapshot(),
               case .session(let session, let wall, _) = snapshot else { return nil }
         return HistoryModel.View(accessReceivedAt: session.accessIssuedAt ?? session.issuedAt, lastActiveAt: session.lastActiveAt,
@@ -100,8 +105,11 @@ final class HistoryRun {
 
     /// The outcome a due refresh by `actor` must have, with the requests it may send, and the
     /// model's account updated as the server will answer.
-    private func resolveRefresh(_ actor: Int) -> (HistoryModel.Expected, Int) {
+    func resolveRefresh(_ actor: Int) -> (HistoryModel.Expected, Int) {
         let now = device.now
+        // Another process holds the refresh lock (stopped inside its refresh): nobody else sends
+        // the token; past the wait limit the answer is "offline".
+        if model.heldRotation { return (.offline, 0) }
         if model.deferred(actor: actor, now: now) { return (.offline, 0) }
         guard let family = model.family else { return (.ended, 0) }
         if let fault = server.nextFault {
@@ -129,7 +137,7 @@ final class HistoryRun {
         return (.token, 1)
     }
 
-    private func expected(for path: HistoryModel.Path, actor: Int) -> (HistoryModel.Expected, Int) {
+    func expected(for path: HistoryModel.Path, actor: Int) -> (HistoryModel.Expected, Int) {
         switch path {
         case .ended:
             model.family = nil
@@ -141,7 +149,7 @@ final class HistoryRun {
     }
 
     /// What `resume()` on `actor` must do.
-    private func resumeExpectation(_ actor: Int, _ view: HistoryModel.View?) -> (HistoryModel.Expected, Int) {
+    func resumeExpectation(_ actor: Int, _ view: HistoryModel.View?) -> (HistoryModel.Expected, Int) {
         let now = device.now
         let path = model.path(view, now: now, forUser: true)
         if case .due(needsUser: true) = path, actor == 0, view?.biometric == true {
@@ -150,7 +158,7 @@ final class HistoryRun {
         return expected(for: path, actor: actor)
     }
 
-    private func classify(_ outcome: ResumeOutcome) -> HistoryModel.Expected? {
+    func classify(_ outcome: ResumeOutcome) -> HistoryModel.Expected? {
         texts.append(outcome.description)
         switch outcome {
         case .home: return .token
@@ -161,7 +169,7 @@ final class HistoryRun {
         }
     }
 
-    private func classify(_ outcome: FreshTokenOutcome, actor: Int) -> HistoryModel.Expected? {
+    func classify(_ outcome: FreshTokenOutcome, actor: Int) -> HistoryModel.Expected? {
         texts.append(outcome.description)
         switch outcome {
         case .token(let token, _):
@@ -175,7 +183,7 @@ final class HistoryRun {
     }
 
     /// Compares a call's outcome and request count with the model's.
-    private func check(_ index: Int, _ got: HistoryModel.Expected?, _ want: (HistoryModel.Expected, Int), before: Int) -> String {
+    func check(_ index: Int, _ got: HistoryModel.Expected?, _ want: (HistoryModel.Expected, Int), before: Int) -> String {
         let sent = server.refreshRequests - before
         guard let got else {
             fail(index, "answered unavailable (expected \(want.0)): \(texts.last ?? "")")
@@ -186,7 +194,7 @@ final class HistoryRun {
         return "\(got)"
     }
 
-    private func perform(_ step: HistoryStep, index: Int) async -> String {
+    func perform(_ step: HistoryStep, index: Int) async -> String {
         let before = server.refreshRequests
         let now = device.now
         switch step {
@@ -275,12 +283,18 @@ final class HistoryRun {
             return "damaged (\(done.kind.rawValue))"
         case .staleRecovery(let held, let recoverer, let damage):
             return await staleRecovery(index, held: held, recoverer: recoverer, damage: damage)
+        case .stoppedHolder(let inner):
+            return await stoppedHolder(index, inner: inner)
+        case .killedInsideWrite(let signIn, let at):
+            return await killedInsideWrite(index, signIn: signIn, at: at)
+        case .forensicRead:
+            return await forensicRead(index)
         }
     }
 
     /// A step whose outcome the model does not follow through a lost rotation (a sign-out, the
     /// final settling) may spend the stale refresh token once: allowed, and the loss is over.
-    private func forgiveLostRotation() {
+    func forgiveLostRotation() {
         guard model.lostRotation else { return }
         model.lostRotation = false
         model.allowedReuses += 1
@@ -290,18 +304,10 @@ final class HistoryRun {
 
     /// An extension process asks for a token; inside its refresh (the request at the server, the
     /// answer held back) it is SIGKILLed, or SIGSTOPped, answered, and continued.
-    private func processFault(_ index: Int, stop: Bool) async -> String {
+    func processFault(_ index: Int, stop: Bool) async -> String {
         server.clearFaults()
         let before = server.refreshRequests
-        // The fault is about the refresh: the clock moves on to the token's due time first (an
-        // extension woken by a push an hour later), at most an hour.
-        var moved = ""
-        if model.family != nil, let view = await view(0), case .valid = model.path(view, now: device.now, forUser: false) {
-            let wait = min(3600, max(0, view.accessReceivedAt.addingTimeInterval(model.dueAfterReceipt).timeIntervalSince(device.now)).rounded(.up))
-            device.advance(by: wait)
-            trueClock.advance(by: wait)
-            moved = "clock +\(Int(wait))s, "
-        }
+        let moved = await advanceToDue()
         let now = device.now
         // The child is a process of its own: no 429 remembered in it (actor 3 has none).
         let path = model.path(await view(0), now: now, forUser: false)
@@ -331,7 +337,7 @@ final class HistoryRun {
             return "no request"
         }
         if stop {
-            kill(child.processIdentifier, SIGSTOP)
+            if !(await child.stop()) { fail(index, "the extension process did not stop") }
             gate.open()
             kill(child.processIdentifier, SIGCONT)
             let want = resolveRefresh(3)
@@ -343,13 +349,25 @@ final class HistoryRun {
         gate.open()
         // The server answered (a rotation when the family was live) into a closed socket.
         if live { model.lostRotation = true } else if model.lostRotation {
-            // It sent the spent token again: a reuse the kill already entitled.
+            // It sent the spent token again: a reuse the kill already entitled, which revoked
+            // the family; the vault still holds the pair before the lost one.
             forgiveLostRotation()
+            model.behindFamily = family
         }
         return moved + "killed inside its refresh"
     }
 
-    private func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
+    /// A fault about a refresh: the clock moves on to the token's due time first (an extension
+    /// woken by a push an hour later), at most an hour. The trace's note of the move.
+    func advanceToDue() async -> String {
+        guard model.family != nil, let view = await view(0), case .valid = model.path(view, now: device.now, forUser: false) else { return "" }
+        let wait = min(3600, max(0, view.accessReceivedAt.addingTimeInterval(model.dueAfterReceipt).timeIntervalSince(device.now)).rounded(.up))
+        device.advance(by: wait)
+        trueClock.advance(by: wait)
+        return "clock +\(Int(wait))s, "
+    }
+
+    func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
         do {
             let child = try TestHostProcess(arguments, scratch: directory)
             return check(index, await childAnswer(index, child), want, before: before)
@@ -360,7 +378,7 @@ final class HistoryRun {
     }
 
     /// The outcome line of a child that runs to its end (bounded: one that hangs is killed).
-    private func childAnswer(_ index: Int, _ child: TestHostProcess) async -> HistoryModel.Expected? {
+    func childAnswer(_ index: Int, _ child: TestHostProcess) async -> HistoryModel.Expected? {
         let status = await child.finish(timeout: 60)
         let last = child.lines.last ?? ""
         texts.append(child.output)
@@ -377,7 +395,7 @@ final class HistoryRun {
 
     /// Every actor stops (its vault closed: nothing is left in a write-ahead log), the files are
     /// damaged for real, and every actor starts again. Nil when there is no vault to damage yet.
-    private func injectDamage(_ index: Int, _ requested: HistoryDamage) async -> HistoryDamage? {
+    func injectDamage(_ index: Int, _ requested: HistoryDamage) async -> HistoryDamage? {
         for manager in everyManager { await manager.openedVaultForCall()?.close() }
         defer { for actor in 0..<3 { managers[actor] = makeManager(actor) } }
         let files = VaultFiles(database: path)
@@ -417,7 +435,7 @@ final class HistoryRun {
     }
 
     /// After a call met the injected damage: the wipe happened and recorded why.
-    private func checkRecovered(_ index: Int) {
+    func checkRecovered(_ index: Int) {
         guard let kind = model.pendingDamage else { return }
         guard let tombstone = Vault.tombstone(at: path) else {
             fail(index, "the damaged vault was answered as ended but no tombstone records why")
@@ -433,7 +451,7 @@ final class HistoryRun {
     /// again on the new vault, leaving the new session alone. A process, not a task: a clock that
     /// blocks inside the library would block a thread of the shared pool the rest of the suite
     /// needs (two of them on two cores).
-    private func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
+    func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
         let before = server.refreshRequests
         guard let done = await injectDamage(index, damage) else { return "nothing to damage" }
         let go = directory.file("go-\(index)")
@@ -485,7 +503,7 @@ final class HistoryRun {
         return note
     }
 
-    private func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
+    func apiCall(_ index: Int, actor: Int, sent: HistoryStep.Sent, reply: HistoryStep.Reply) async -> String {
         let before = server.refreshRequests
         let pool = handed[actor]
         let pick: Token?
@@ -513,7 +531,7 @@ final class HistoryRun {
         }
         let endsSession = body.contains("SESSION_EXPIRED")
         // Bound: the 401 answers the token the vault holds now (the server's newest of the family).
-        let bound = model.family.flatMap { server.family($0)?.accessTokens.dropLast(model.lostRotation ? 1 : 0).last } == text
+        let bound = model.family.flatMap { server.family($0)?.accessTokens.dropLast(model.vaultBehind || model.heldRotation ? 1 : 0).last } == text
         let want: (HistoryModel.Expected, Int)
         if bound {
             if endsSession {
@@ -532,7 +550,7 @@ final class HistoryRun {
         return "401 \(bound ? "bound" : "late") " + check(index, classify(outcome), want, before: before)
     }
 
-    private func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
+    func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
         forgiveLostRotation()
         let family = model.family
         model.family = nil
@@ -556,13 +574,13 @@ final class HistoryRun {
         return result.server.code
     }
 
-    private func waitForRefreshRequest(after count: Int) async -> Bool {
+    func waitForRefreshRequest(after count: Int) async -> Bool {
         let end = Date().addingTimeInterval(10)
         while server.refreshRequests <= count && Date() < end { try? await Task.sleep(nanoseconds: 2_000_000) }
         return server.refreshRequests > count
     }
 
-    private func cancelDuringRefresh(_ index: Int, actor: Int) async -> String {
+    func cancelDuringRefresh(_ index: Int, actor: Int) async -> String {
         let before = server.refreshRequests
         let want: (HistoryModel.Expected, Int) = model.family == nil ? (.ended, 0) : resolveRefresh(actor)
         if model.family == nil, want.0 == .ended { model.family = nil }
@@ -577,7 +595,7 @@ final class HistoryRun {
         return "cancelled " + check(index, classify(await task.value), want, before: before)
     }
 
-    private func signOutDuringRefresh(_ index: Int, refresher: Int, signer: Int) async -> String {
+    func signOutDuringRefresh(_ index: Int, refresher: Int, signer: Int) async -> String {
         guard let family = model.family, !model.deferred(actor: refresher, now: device.now) else {
             return await signOut(index, actor: signer, scope: .local)
         }
@@ -617,7 +635,7 @@ final class HistoryRun {
 
     // MARK: Invariants
 
-    private func checkInvariants(_ index: Int) async {
+    func checkInvariants(_ index: Int) async {
         if server.reuses > model.allowedReuses {
             fail(index, "the server saw a refresh token used twice (family revoked by reuse)\(model.allowedReuses > 0 ? " beyond the \(model.allowedReuses) a killed refresh forced" : "")")
         }
@@ -645,7 +663,7 @@ final class HistoryRun {
             let access: Token? = (try? await vault.accessToken()) ?? nil
             let text = access?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
             // After a killed refresh the server's newest pair was never stored.
-            let newest = truth.accessTokens.count - 1 - (model.lostRotation ? 1 : 0)
+            let newest = truth.accessTokens.count - 1 - (model.vaultBehind ? 1 : 0)
             if let text, let position = truth.accessTokens.firstIndex(of: text) {
                 if position != newest {
                     fail(index, "the vault holds access token \(position) of \(truth.accessTokens.count) of its family, not the newest")
@@ -661,7 +679,7 @@ final class HistoryRun {
     }
 
     /// After the faults stop, every actor reaches a token or a login within a few calls.
-    private func checkNeverStuck() async {
+    func checkNeverStuck() async {
         server.clearFaults()
         forgiveLostRotation()
         let end = steps.count
@@ -686,7 +704,7 @@ final class HistoryRun {
     }
 
     /// No token, key or e-mail in any outcome, event or log line of any actor.
-    private func checkNoSecrets() {
+    func checkNoSecrets() {
         var secrets = server.allTokenTexts + [server.email]
         if let key = FileManager.default.contents(atPath: keyPath) {
             secrets.append(Hex.encode([UInt8](key)))

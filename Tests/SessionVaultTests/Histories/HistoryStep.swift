@@ -41,6 +41,16 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// that needs a refresh, the process is SIGKILLed (`stop` false) or SIGSTOPped and continued
     /// (`stop` true) once its request reached the server, before the answer arrives.
     case processFault(stop: Bool)
+    /// An extension in a child process is SIGSTOPped inside its refresh, holding the refresh
+    /// lock with the server's answer unread, while `inner` runs in the other actors; then it
+    /// continues. `inner` is one of `holderInnerSteps`.
+    indirect case stoppedHolder(inner: HistoryStep)
+    /// An extension in a child process refreshes (`signIn` false) or stores a sign-in (`signIn`
+    /// true) and is SIGKILLed right after its `at`-th durable call on the vault's files (a
+    /// write, sync, rename, link or unlink; `Tests/CrashStates/interposer.c`).
+    case killedInsideWrite(signIn: Bool, at: Int)
+    /// An investigator runs the CLI (`resume --dry-run`, `inspect`, `verify`) on the live vault.
+    case forensicRead
 
     var description: String {
         switch self {
@@ -72,9 +82,30 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .cancelDuringRefresh(let actor): return "\(Self.name(actor)).refreshNow cancelled in flight"
         case .signOutDuringRefresh(let refresher, let signer): return "\(Self.name(refresher)).refreshNow held while \(Self.name(signer)).signOut"
         case .processFault(let stop): return "ext process.backgroundAccessToken, \(stop ? "SIGSTOP + SIGCONT" : "SIGKILL") inside its refresh"
+        case .stoppedHolder(let inner): return "ext process SIGSTOPped inside its refresh while [\(inner)], then SIGCONT"
+        case .killedInsideWrite(let signIn, let at):
+            return "ext process \(signIn ? "storing a sign-in" : "refreshing") SIGKILLed after its durable file call \(at)"
+        case .forensicRead: return "cli resume --dry-run, inspect, verify"
         case .damage(let damage): return "all stop; \(damage); all start"
         case .staleRecovery(let held, let recoverer, let damage):
             return "\(damage); \(Self.name(held)) held before its recovery wipe while \(Self.name(recoverer)) recovers and the user signs in"
+        }
+    }
+
+    /// What the other actors may do while a stopped process holds the refresh lock: calls that
+    /// need a refresh (they must not send one), writes (a sign-in, a sign-out, activity) and the
+    /// clock moving on.
+    static func holderInnerStep(using rng: inout SeededGenerator) -> HistoryStep {
+        let actor = Int.random(in: 0...2, using: &rng)
+        switch Int.random(in: 0..<9, using: &rng) {
+        case 0, 1: return .freshAccessToken
+        case 2: return .backgroundAccessToken(actor: Int.random(in: 1...2, using: &rng))
+        case 3: return .apiCall(actor: actor, sent: .latest, reply: .truth(variant: 0))
+        case 4: return .touch
+        case 5: return .clock(seconds: Int.random(in: 1...600, using: &rng))
+        case 6: return .signIn
+        case 7: return .signOut(actor: actor, scope: .local)
+        default: return .signOut(actor: actor, scope: .global)
         }
     }
 
@@ -87,7 +118,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<106, using: &rng)
+            let roll = Int.random(in: 0..<116, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -135,6 +166,16 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 if Int.random(in: 0..<10, using: &rng) < 7 { steps.append(.signIn) }
             case 104..<106:
                 steps.append(.processFault(stop: Bool.random(using: &rng)))
+            case 106..<110:
+                steps.append(.stoppedHolder(inner: holderInnerStep(using: &rng)))
+            case 110..<114:
+                // A background refresh in a new process makes about 115 durable calls on the
+                // vault's files (its open, the pending mark, a checkpoint, the rotation); a
+                // sign-in stored by a new process about 13 (counted with the interposer's log).
+                let signIn = Int.random(in: 0..<3, using: &rng) == 0
+                steps.append(.killedInsideWrite(signIn: signIn, at: Int.random(in: 1...(signIn ? 16 : 120), using: &rng)))
+            case 114..<116:
+                steps.append(.forensicRead)
             default:
                 let held = Int.random(in: 0...2, using: &rng)
                 let recoverer = (held + Int.random(in: 1...2, using: &rng)) % 3

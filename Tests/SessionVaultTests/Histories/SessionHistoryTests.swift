@@ -7,7 +7,7 @@ import Testing
 /// that moves forward, back and stands still, races between a refresh and a sign-out), each
 /// checked after every step against the server's truth and a reference model of the resume
 /// rules. A failure prints its seed and a shrunk step list; `HISTORY_SEED=n make histories`
-/// replays one. `HISTORY_COUNT` (default 200) and `HISTORY_STEPS` (`20-40`, or one number) size
+/// replays one (`HISTORY_KEEP=<folder>` keeps a copy of its vault's files). `HISTORY_COUNT` (default 200) and `HISTORY_STEPS` (`20-40`, or one number) size
 /// a run; `HISTORY_FIRST_SEED` (default 1) moves the window of seeds (`make histories-soak`).
 @Suite("Session histories: seeded, model-checked", .serialized, .timeLimit(.minutes(30)))
 struct SessionHistoryTests {
@@ -79,6 +79,7 @@ struct SessionHistoryTests {
                 let lifetime = HistoryRun.lifetime(forSeed: seed).map { "\($0) s" } ?? "none stated"
                 print("history seed \(seed), access lifetime \(lifetime):\n  " + run.trace.joined(separator: "\n  "))
                 print("  " + run.summary)
+                if let keep = ProcessInfo.processInfo.environment["HISTORY_KEEP"] { await run.keepVault(at: keep) }
             }
             guard !run.violations.isEmpty else { continue }
             let shrunk = try await Self.shrink(seed: seed, steps)

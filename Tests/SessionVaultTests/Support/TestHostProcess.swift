@@ -10,7 +10,8 @@ final class TestHostProcess: @unchecked Sendable {
 
     /// - Parameter umask: when given (e.g. "022"), the child runs under that umask (set by
     ///   /bin/sh before it execs the host), whatever the test process's own umask is.
-    init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil) throws {
+    /// - Parameter environment: variables added to the test process's own (a preloaded library).
+    init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil, environment: [String: String] = [:]) throws {
         let executable = try BuiltExecutable.vaultTestHost.required()
         outputPath = scratch.file("host-\(UUID().uuidString).out")
         logDirectory = scratch.path
@@ -25,6 +26,7 @@ final class TestHostProcess: @unchecked Sendable {
         // The host writes the library's log (debug and above: paths, reasons, fingerprints,
         // never tokens) to <scratch>/<pid>.log, for a failure message to show.
         process.environment = ProcessInfo.processInfo.environment.merging(["SESSIONVAULT_HOST_LOG_DIR": scratch.path]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = process.standardOutput
         try process.run()
@@ -74,6 +76,32 @@ final class TestHostProcess: @unchecked Sendable {
     /// Whether the child was killed by a signal (a trap is SIGILL) rather than exiting.
     var crashed: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 
+
+    /// Sends SIGSTOP and waits until every thread of the child has stopped (each reads "T" in
+    /// /proc/<pid>/task/*/stat): `kill` returns before a thread running on the other core has
+    /// taken the signal, and that thread could still read an answer let through right after.
+    /// False when the child is gone or did not stop within `timeout`.
+    @discardableResult
+    func stop(timeout: TimeInterval = 20) async -> Bool {
+        guard kill(process.processIdentifier, SIGSTOP) == 0 else { return false }
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            if allThreadsStopped() { return true }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        } while Date() < deadline
+        return allThreadsStopped()
+    }
+
+    private func allThreadsStopped() -> Bool {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            // The state follows the command name, which is in parentheses and may hold spaces.
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
+        }
+    }
 
     /// Kills the child with SIGKILL: no cleanup of its own runs (a crash, iOS ending an app).
     func sigkill() {
