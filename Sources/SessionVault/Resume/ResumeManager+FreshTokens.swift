@@ -24,13 +24,15 @@ extension ResumeManager {
         await accessToken(forUser: false)
     }
 
-    private func accessToken(forUser: Bool) async -> FreshTokenOutcome {
+    /// - Parameter decidingAgain: true on the second decision (see below): there is no third.
+    private func accessToken(forUser: Bool, decidingAgain: Bool = false) async -> FreshTokenOutcome {
         if let pending = await storeUnsavedRotation() {
             // The disk is still full: the rotated token from memory, the only valid one.
             guard case .home(let session) = pending, let token = unsavedAccessToken() else { return Self.freshTokenOutcome(pending, token: nil) }
             return .token(token, session)
         }
         let outcome: ResumeOutcome
+        var decided: Session?
         do {
             let vault = try openVaultForCall()
             // Background work is not held by the idle lock: decided as if there were none.
@@ -48,6 +50,7 @@ extension ResumeManager {
                 return .locked
             case .expired(let session, _) where !forUser:
                 // No prompt: the refresh alone, single-flight with every other caller.
+                decided = session
                 outcome = await refreshForBackground(session)
             case .expired, .missing, .corrupted, .unavailable:
                 // The same decisions (and the same single flight) as a launch.
@@ -57,6 +60,13 @@ extension ResumeManager {
             // Not only a failure: a corruption whose recovery found the vault replaced elsewhere
             // decides again, and may reach home on the new vault; its token is read below.
             outcome = await outcomeForError(error)
+        }
+        // The refresh found its session replaced (the user signed in afresh elsewhere while the
+        // request was out) and the replacement needs a refresh of its own: "offline" would be
+        // untrue, the network is fine. Decide again, once, on the session that is there now.
+        if case .offline(let current, _) = outcome, let decided, current.id != decided.id, !decidingAgain {
+            logger.debug("session replaced during its refresh; deciding again", metadata: ["session.id": "\(current.id)"])
+            return await accessToken(forUser: forUser, decidingAgain: true)
         }
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
         // A rotation the disk could not take yet holds the only live access token.
