@@ -37,6 +37,15 @@ extension Vault {
         let biometric = biometricEnabled ?? state.biometricPreference
         let previous = state.current?.session.id
         let offset = serverClockOffset ?? state.serverClockOffset
+        // A wipe's tombstone goes before the new session lands, durably: a process killed (or a
+        // power cut) between the two must never leave the old wipe's record beside a healthy
+        // session, where a later wipe would keep its stale reason as the first. Removed first, it
+        // loses nothing: the database this store writes to recorded the reason when it was
+        // created after that wipe (`vault_state.empty_reason`).
+        if FileIO.exists(files.tombstone) {
+            try? FileIO.removeIfPresent(files.tombstone)
+            try? FileIO.fsyncDirectory(FileIO.parentDirectory(of: files.tombstone))
+        }
         try write("store") { connection, now in
             if let expected {
                 // Under the write lock: another process may have stored since the read above.
@@ -66,7 +75,6 @@ extension Vault {
                 """, [.text(id), .integer(biometric ? 1 : 0), .integer(UnixMilliseconds.from(seconds: offset))])
             try audit(connection, .stored, sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
-        try? FileIO.removeIfPresent(files.tombstone)
         // The replaced session's tokens are still in the log's older frames.
         if previous != nil { discardLoggedPages(after: "store") }
         pendingActivity = nil
