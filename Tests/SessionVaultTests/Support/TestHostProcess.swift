@@ -10,7 +10,8 @@ final class TestHostProcess: @unchecked Sendable {
 
     /// - Parameter umask: when given (e.g. "022"), the child runs under that umask (set by
     ///   /bin/sh before it execs the host), whatever the test process's own umask is.
-    init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil) throws {
+    /// - Parameter environment: added to the test process's environment for the child.
+    init(_ arguments: [String], scratch: TemporaryDirectory, umask: String? = nil, environment: [String: String] = [:]) throws {
         let executable = try BuiltExecutable.vaultTestHost.required()
         outputPath = scratch.file("host-\(UUID().uuidString).out")
         logDirectory = scratch.path
@@ -25,6 +26,7 @@ final class TestHostProcess: @unchecked Sendable {
         // The host writes the library's log (debug and above: paths, reasons, fingerprints,
         // never tokens) to <scratch>/<pid>.log, for a failure message to show.
         process.environment = ProcessInfo.processInfo.environment.merging(["SESSIONVAULT_HOST_LOG_DIR": scratch.path]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = process.standardOutput
         try process.run()
