@@ -7,10 +7,10 @@ import SessionVaultTestSupport
 /// `Connection.cipherSettings`), so that no engine default, and no process-wide default the app
 /// set for its own databases, reaches a vault file. The case here is the one iOS apps are told to
 /// do: `PRAGMA cipher_default_plaintext_header_size = 32` for their app-group database. Left
-/// unpinned, SQLCipher 4.x wrote the vault's first 32 bytes in plaintext and kept its salt out of
-/// the file, and no other process (one without that default) could open it. SQLCipher 3.x has no
-/// such setting: there the check holds trivially; the 4.x leg (make test-sqlcipher4) is the one
-/// that tells.
+/// unpinned, on SQLCipher 4.6.1 every vault open and creation in that process failed on its first
+/// read (SQLITE_ERROR: the plaintext header applied to the vault, with no salt given). SQLCipher
+/// 3.x has no such setting: there the checks hold trivially; the 4.x leg (make test-sqlcipher4) is
+/// the one that tells.
 @Suite("Cipher settings pinned on every connection", .serialized)
 struct PinnedCipherSettingsTests {
     @Test func aProcessWideDefaultPlaintextHeaderDoesNotReachTheVault() async throws {
@@ -34,6 +34,28 @@ struct PinnedCipherSettingsTests {
         let host = try TestHostProcess(["open", fixture.path, fixture.keyPath], scratch: TemporaryDirectory("sessionvault-host"))
         #expect(await host.finish(timeout: 60) == 0)
         #expect(host.output.contains("opened"), "\(host.output)")
+    }
+
+    /// A vault made before the app set the default still opens with its session afterwards:
+    /// unpinned, SQLCipher 4.6.1 read its first page as plaintext and the open failed.
+    @Test func aVaultOpensWithItsSessionAfterTheAppSetADefaultPlaintextHeader() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let stored = try await vault.store(Fixtures.goTrue())
+        await vault.close()
+
+        let directory = TemporaryDirectory()
+        let other = try EngineTests.keyedConnection(directory.file("app-database.db"))
+        try other.execute("PRAGMA cipher_default_plaintext_header_size = 32")
+        defer { try? other.execute("PRAGMA cipher_default_plaintext_header_size = 0") }
+        let reopened = try fixture.open(create: false)
+        let snapshot = try await reopened.snapshot()
+        await reopened.close()
+        guard case .session(let session, _, _) = snapshot else {
+            Issue.record("the stored session is gone: \(snapshot)")
+            return
+        }
+        #expect(session.id == stored.id)
     }
 
     /// The list itself: a setting dropped from it would leave that part of the format to the
