@@ -86,7 +86,6 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ] + cLibraryPackages,
     targets: cLibraryTargets + [
-
         // The CLI's guard against core dumps (prctl is variadic: a static inline C function).
         .systemLibrary(name: "CProcessGuard"),
 
