@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 bench clean check check-readme check-api api docs check-portability check-layers fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -97,6 +97,51 @@ test-sqlcipher4: sqlcipher4 test-servers
 	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --skip '$(HEAVY_SUITES)'
 	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --filter '$(HEAVY_SUITES)'
 
+# The stand-in leg (issue 28): the whole suite and the README client built through the
+# manifest's Apple branch (SESSIONVAULT_APPLE_PACKAGES=1: SQLCipher's and swift-sodium's packages,
+# the CSQLCipher / CSodium shims re-exporting their modules, SQLITE_HAS_CODEC from the
+# importers' cSettings), on Linux. scripts/make-standins.sh makes local git repositories named
+# and shaped like those packages (product and module SQLCipher, tag 4.15.0; product and module
+# Clibsodium, tag 0.10.0) around Debian's libraries, and SwiftPM mirrors for their URLs in
+# .build-standins/config, passed with --config-path. The package is built from a copy of the
+# work tree (tracked and untracked files, not ignored ones) in .build-standins/package, so its
+# Package.resolved and .swiftpm never touch the work tree's; the leg checks the Apple packages
+# were resolved there from the stand-ins, and, at the end, that the default build here still
+# resolves neither.
+STANDINS := $(CURDIR)/.build-standins
+STANDINS_PACKAGE := $(STANDINS)/package
+STANDINS_FLAGS := --scratch-path $(STANDINS)/swift --config-path $(STANDINS)/config --manifest-cache local
+STANDINS_ENV := SESSIONVAULT_APPLE_PACKAGES=1 SESSIONVAULT_EXPECT_SQLCIPHER=3
+APPLE_PACKAGES_PATTERN := sqlcipher\.swift|swift-sodium|SQLCipher\.swift
+
+standins: deps
+	./scripts/make-standins.sh $(STANDINS)
+	rm -rf $(STANDINS_PACKAGE) && mkdir -p $(STANDINS_PACKAGE)
+	git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C $(STANDINS_PACKAGE)
+	ln -s $(CURDIR)/.build-oauth-venv $(STANDINS_PACKAGE)/.build-oauth-venv
+	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) swift package $(STANDINS_FLAGS) show-dependencies > $(STANDINS)/dependencies.txt
+	@grep -q "sqlcipher.swift<$(STANDINS)/packages/SQLCipher.swift@4.15.0>" $(STANDINS)/dependencies.txt \
+		&& grep -q "swift-sodium<$(STANDINS)/packages/swift-sodium@0.10.0>" $(STANDINS)/dependencies.txt \
+		|| { echo "the Apple branch did not resolve both stand-ins:"; cat $(STANDINS)/dependencies.txt; exit 1; }
+	@echo "Apple branch: SQLCipher.swift and swift-sodium resolved from the stand-ins"
+
+test-standins: standins test-servers
+	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) swift build --build-tests $(STANDINS_FLAGS)
+	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) swift test --skip-build $(STANDINS_FLAGS) --no-parallel --skip '$(HEAVY_SUITES)'
+	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) swift test --skip-build $(STANDINS_FLAGS) --no-parallel --filter '$(HEAVY_SUITES)'
+	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) README_CLIENT_SWIFT_FLAGS="--config-path $(STANDINS)/config" ./scripts/readme-client.sh
+	$(MAKE) check-default-resolution
+
+# The default build resolves no Apple package (issue 28), whatever ran before it: fails if
+# `swift package show-dependencies` here, without the switch, names either.
+check-default-resolution:
+	@mkdir -p $(STANDINS)
+	@env -u SESSIONVAULT_APPLE_PACKAGES swift package show-dependencies > $(STANDINS)/default-dependencies.txt 2>&1 \
+		|| { cat $(STANDINS)/default-dependencies.txt; exit 1; }
+	@! grep -E "$(APPLE_PACKAGES_PATTERN)" $(STANDINS)/default-dependencies.txt \
+		|| { echo "the default build resolves an Apple package"; exit 1; }
+	@echo "default build: no Apple package resolved:"; grep -v "^Working copy\|^Creating\|^Fetching\|^Computing\|^Updating" $(STANDINS)/default-dependencies.txt
+
 # Builds and runs the benchmark suite (its own package in Benchmarks/, own .build), exports the run
 # as JMH JSON and prints the issue's figures from that same run, ending with PASS or FAIL <names>.
 # SQLCIPHER=4 runs it against the 4.x engine of test-sqlcipher4 (built when absent) in its own
@@ -146,7 +191,8 @@ check-api: deps
 	swift package dump-symbol-graph --skip-synthesized-members > /dev/null
 	python3 scripts/api_listing.py check
 
-# No Linux-only call in the library outside an #if branch that has an Apple counterpart.
+# No Linux-only call in the library, the CLI or the test hosts outside an #if branch that has an
+# Apple counterpart, and no glibc branch without an Android (Bionic) one (issue 28).
 # The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
 # Forensics < Resume < Fuzzing): fails when a lower folder names a type declared in a higher one.
 check-layers:
@@ -154,7 +200,7 @@ check-layers:
 	python3 scripts/layer_check.py
 
 check-portability:
-	python3 scripts/check-portability.py Sources/SessionVault
+	python3 scripts/check-portability.py Sources
 
 # What CI runs besides the test legs.
 check: check-portability check-layers check-api docs check-readme
@@ -211,4 +257,4 @@ check-tsan: deps test-servers
 check-hard: check-asan check-tsan fuzz
 
 clean:
-	rm -rf .build .demo .build-readme-client
+	rm -rf .build .demo .build-readme-client .build-standins

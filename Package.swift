@@ -1,6 +1,77 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// MARK: - SQLCipher and libsodium, per platform (issue 28)
+//
+// The library's sources import two modules, `CSQLCipher` and `CSodium`, whatever provides them.
+//
+// Linux (and any host that is not Apple's): Debian's libraries through pkg-config, as system
+// library targets (Sources/CSQLCipher, Sources/CSodium). No other package is declared, so a
+// Linux build resolves nothing for them.
+//
+// Apple: an iOS target cannot link a pkg-config library, so `CSQLCipher` and `CSodium` become
+// one-line Swift targets re-exporting SQLCipher's official package (binary XCFramework, module
+// `SQLCipher`) and swift-sodium's `Clibsodium` (XCFramework). Chosen on the *host* with `#if`:
+// an iOS app is always built on macOS, so an app adds one `.package` line and sets nothing. Not a
+// platform condition on the dependency, because SwiftPM resolves (and downloads the binary of)
+// every package a manifest declares, whatever condition its use carries; not a package trait,
+// because Xcode before 26.4 cannot choose one.
+//
+// SESSIONVAULT_APPLE_PACKAGES=1 takes the Apple branch on any host: the stand-in leg
+// (`make test-standins`) builds it on Linux against local packages of the same names.
+// SESSIONVAULT_APPLE_PACKAGES=0 takes the system branch on a Mac (Homebrew's libraries).
+let useApplePackages: Bool = {
+    switch Context.environment["SESSIONVAULT_APPLE_PACKAGES"] {
+    case "1": return true
+    case "0": return false
+    default:
+        #if canImport(Darwin)
+        return true
+        #else
+        return false
+        #endif
+    }
+}()
+
+/// The packages that provide the two C libraries on Apple platforms (none elsewhere).
+let cLibraryPackages: [Package.Dependency] = useApplePackages ? [
+    // Product and module `SQLCipher`; 4.x: our pinned settings read and write 3.4.1's format.
+    .package(url: "https://github.com/sqlcipher/SQLCipher.swift.git", "4.14.0"..<"5.0.0"),
+    // Product and module `Clibsodium`.
+    .package(url: "https://github.com/jedisct1/swift-sodium.git", from: "0.10.0"),
+] : []
+
+/// `sqlite3_key` and `sqlite3_rekey` are declared only when the importer defines it: SQLCipher's
+/// package header leaves it to the consumer (our system shim defines it itself).
+let sqlCipherDefines: [CSetting] = [.define("SQLITE_HAS_CODEC", to: "1")]
+
+/// The two targets every SQLCipher or libsodium call goes through.
+let cLibraryTargets: [Target] = useApplePackages ? [
+    .target(
+        name: "CSQLCipher",
+        dependencies: [.product(name: "SQLCipher", package: "SQLCipher.swift")],
+        path: "Sources/ApplePackages/CSQLCipher",
+        cSettings: sqlCipherDefines
+    ),
+    .target(
+        name: "CSodium",
+        dependencies: [.product(name: "Clibsodium", package: "swift-sodium")],
+        path: "Sources/ApplePackages/CSodium"
+    ),
+] : [
+    // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
+    .systemLibrary(
+        name: "CSQLCipher",
+        pkgConfig: "sqlcipher",
+        providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+    ),
+    .systemLibrary(
+        name: "CSodium",
+        pkgConfig: "libsodium",
+        providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+    ),
+]
+
 let package = Package(
     name: "SessionVault",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -13,20 +84,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `make docs`: swift package generate-documentation (DocC), warnings as errors.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-    ],
-    targets: [
-        // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
-        .systemLibrary(
-            name: "CSQLCipher",
-            pkgConfig: "sqlcipher",
-            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
-        ),
-        .systemLibrary(
-            name: "CSodium",
-            pkgConfig: "libsodium",
-            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
-        ),
-
+    ] + cLibraryPackages,
+    targets: cLibraryTargets + [
         // The CLI's guard against core dumps (prctl is variadic: a static inline C function).
         .systemLibrary(name: "CProcessGuard"),
 
@@ -46,6 +105,7 @@ let package = Package(
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            cSettings: sqlCipherDefines,
             plugins: ["EmbedMigrations"]
         ),
         .executableTarget(
@@ -85,11 +145,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
+            cSettings: sqlCipherDefines
         ),
         .testTarget(
             name: "CorruptionRecoveryTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium"]
+            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium"],
+            cSettings: sqlCipherDefines
         ),
         .testTarget(
             name: "SessionVaultCLITests",

@@ -6,7 +6,11 @@ glibc/Linux system calls, flags and struct fields with no Darwin counterpart und
 `/proc` and `/sys` paths, `Glibc.`-qualified names). Each one must sit inside an `#if` branch
 for Linux (`os(Linux)`, `canImport(Glibc)`, `os(Android)`, `canImport(Musl)`) whose `#if` group
 also has a branch for Apple platforms (`canImport(Darwin)`, `os(macOS)`, `os(iOS)`, … or a
-plain `#else`). Anything else is reported with its file and line; exit 1.
+plain `#else`). And every `#if` group with a glibc branch (`canImport(Glibc)`, `os(Linux)`) has
+an Android one (`canImport(Android)`, `os(Android)`; issue 28): Android's C library is Bionic,
+imported as `Android`, and `os(Linux)` is false there, so a group without that branch leaves an
+Android build without the module or the call. Anything else is reported with its file and line;
+exit 1.
 
   check-portability.py DIR…      scan the .swift files under each DIR
   check-portability.py --self-test
@@ -28,6 +32,8 @@ LINUX_ONLY = [
 ]
 FORBIDDEN = re.compile(r"\b(?:" + "|".join(LINUX_ONLY) + r")\b|\bGlibc\.|\bimport\s+Glibc\b|\"/proc/|\"/sys/")
 LINUX_CONDITION = re.compile(r"os\(Linux\)|canImport\(Glibc\)|os\(Android\)|canImport\(Musl\)|canImport\(Android\)")
+GLIBC_CONDITION = re.compile(r"canImport\(Glibc\)|os\(Linux\)")
+ANDROID_CONDITION = re.compile(r"canImport\(Android\)|os\(Android\)")
 APPLE_CONDITION = re.compile(r"canImport\(Darwin\)|os\((macOS|iOS|tvOS|watchOS|visionOS)\)")
 DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 
@@ -54,6 +60,7 @@ def strip_comment(line):
 def scan(path, text):
     """[(line number, text)] of Linux-only uses outside a Linux branch with an Apple counterpart."""
     groups = []            # every #if group: list of branch conditions ("" for #else)
+    openings = []          # each group's #if: (line number, text)
     stack = []             # open groups: (group index, branch index)
     uses = []              # (line number, line, [(group, branch) enclosing it])
     for number, line in enumerate(text.split("\n"), start=1):
@@ -62,6 +69,7 @@ def scan(path, text):
             kind, condition = directive.group(1), directive.group(2).strip()
             if kind == "if":
                 groups.append([condition])
+                openings.append((number, line.strip()))
                 stack.append((len(groups) - 1, 0))
             elif kind in ("elseif", "else") and stack:
                 group, _ = stack.pop()
@@ -82,18 +90,27 @@ def scan(path, text):
                 allowed = True
         if not allowed:
             problems.append((number, line))
-    return problems
+    for (number, line), conditions in zip(openings, groups):
+        if any(GLIBC_CONDITION.search(c) for c in conditions) and not any(ANDROID_CONDITION.search(c) for c in conditions):
+            problems.append((number, f"{line} (a glibc branch without an Android branch)"))
+    return sorted(problems)
 
 
 def self_test():
-    good = "#if canImport(Glibc)\nimport Glibc\nlet t = info.st_mtim\n#elseif canImport(Darwin)\nimport Darwin\nlet t = info.st_mtimespec\n#endif\n"
+    good = ("#if canImport(Glibc)\nimport Glibc\nlet t = info.st_mtim\n#elseif canImport(Android)\nimport Android\n"
+            "let t = info.st_mtim\n#elseif canImport(Darwin)\nimport Darwin\nlet t = info.st_mtimespec\n#endif\n")
+    no_android = "#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Darwin)\nimport Darwin\n#endif\n"
+    shared_android = "#if canImport(Glibc) || canImport(Android)\nlet t = info.st_mtim\n#else\nlet t = info.st_mtimespec\n#endif\n"
     no_counterpart = "#if os(Linux)\nlet fd = memfd_create(name, 0)\n#endif\n"
     bare = "import Foundation\n// fdatasync in a comment is fine\nlet ok = fdatasync(fd)\n"
-    nested = "#if os(Linux)\n#if DEBUG\n_ = prctl(1)\n#endif\n#else\n#endif\n"
+    nested = "#if os(Linux)\n#if DEBUG\n_ = prctl(1)\n#endif\n#elseif os(Android)\n#else\n#endif\n"
     text_only = 'let message = "statx is not called here"\n'
     results = [scan("good", good), scan("no-counterpart", no_counterpart), scan("bare", bare),
-               scan("nested", nested), scan("text", text_only)]
-    expected = [[], [(2, "let fd = memfd_create(name, 0)")], [(3, "let ok = fdatasync(fd)")], [], []]
+               scan("nested", nested), scan("text", text_only), scan("no-android", no_android),
+               scan("shared-android", shared_android)]
+    expected = [[], [(1, "#if os(Linux) (a glibc branch without an Android branch)"), (2, "let fd = memfd_create(name, 0)")],
+                [(3, "let ok = fdatasync(fd)")], [], [],
+                [(1, "#if canImport(Glibc) (a glibc branch without an Android branch)")], []]
     if results != expected:
         print(f"check-portability self-test FAILED: {results}")
         return 1
@@ -111,7 +128,9 @@ def main(directories):
                 path = os.path.join(base, name)
                 files += 1
                 for number, line in scan(path, open(path, encoding="utf-8").read()):
-                    problems.append(f"{path}:{number}: Linux-only outside a Linux branch with an Apple counterpart: {line}")
+                    kind = ("glibc branch without an Android (Bionic) branch" if line.endswith("without an Android branch)")
+                            else "Linux-only outside a Linux branch with an Apple counterpart")
+                    problems.append(f"{path}:{number}: {kind}: {line}")
     for problem in problems:
         print(problem)
     print(f"portability: {len(problems)} problem(s) in {files} Swift files under {', '.join(directories)}")

@@ -5,7 +5,8 @@
 # (Tests/Servers/oauth, as the real-server tests do), and runs the story: first launch → login,
 # sign-in, launch → home, one API call, sign-out → login. Exit 0 only if every step held.
 # The client lives in .build-readme-client/MyApp (rewritten each run) with its own scratch path
-# there, so later runs rebuild only what changed.
+# there, so later runs rebuild only what changed. README_CLIENT_SWIFT_FLAGS adds options to its
+# `swift build` (the stand-in leg's --config-path, whose mirrors stand in for the Apple packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -18,7 +19,8 @@ bash Tests/Servers/oauth/setup.sh
 rm -rf "$client"
 mkdir -p "$client"
 python3 scripts/readme_examples.py assemble "$client" "$root"
-if ! ( cd "$client" && swift build --scratch-path "$work/scratch" ) > "$work/build.log" 2>&1; then
+# shellcheck disable=SC2086 # the flags are words
+if ! ( cd "$client" && swift build --scratch-path "$work/scratch" ${README_CLIENT_SWIFT_FLAGS:-} ) > "$work/build.log" 2>&1; then
     grep -E "error" "$work/build.log" | head -40
     echo "readme client: the package built from the README does not compile (full log: $work/build.log)"
     exit 1

@@ -40,6 +40,8 @@ import Foundation
 import SessionVault
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Android)
+import Android
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -85,6 +87,9 @@ func response(_ sequence: Int, padding: Int = 0) throws -> TokenResponse {
 func lowerFileSizeLimit(to bytes: UInt64) -> Bool {
     #if os(Linux)
     let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+    #elseif os(Android)
+    // Bionic takes a plain int.
+    let resource = Int32(RLIMIT_FSIZE)
     #else
     let resource = RLIMIT_FSIZE
     #endif

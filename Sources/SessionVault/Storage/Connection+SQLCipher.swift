@@ -11,15 +11,42 @@ extension Connection {
     /// so a file written here opens the same way on SQLCipher 3.x and 4.x builds.
     func pinCipherSettings(pageSize: UInt32, kdfIterations: UInt32) throws(SQLiteError) {
         try silenceEngineLog()
-        // 4.x-only names; SQLCipher 3.x ignores them (its defaults are already SHA1), and 4.x
-        // needs them to read a file written with 3.x settings.
-        try execute("""
-            PRAGMA cipher_page_size = \(pageSize);
-            PRAGMA kdf_iter = \(kdfIterations);
-            PRAGMA cipher_use_hmac = ON;
-            PRAGMA cipher_hmac_algorithm = HMAC_SHA1;
-            PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
-            """)
+        try execute(Self.cipherSettings(schema: nil, pageSize: pageSize, kdfIterations: kdfIterations))
+    }
+
+    /// Every setting a vault file's bytes depend on, as PRAGMAs for `schema` (nil: the main
+    /// database; the rekey's attached copy names its own). One list for both, so a setting added
+    /// here reaches every connection and every copy.
+    ///
+    /// Why each is set rather than left to the engine's default: defaults differ between
+    /// engines (4.0 changed every one of them; the 5.0 beta changes them again) and can be
+    /// changed process-wide by any other code in the app (`PRAGMA cipher_default_…`), and a
+    /// file written under other settings does not open under ours.
+    /// - `cipher_compatibility = 3` first: on 4.x it sets the 3.x format (the lines below then
+    ///   set every part of it again, and the page size to ours); on a later engine it is the one
+    ///   name for "the format of 3.x files", whatever new parts that format has there.
+    /// - page size, KDF iterations, HMAC on, HMAC-SHA1, PBKDF2-HMAC-SHA1: the key is raw
+    ///   (`x'…'`), so the KDF count is not used for the key, but the HMAC key is derived from it
+    ///   with the KDF algorithm.
+    /// - `cipher_plaintext_header_size = 0`: the whole first page encrypted, the salt stored in
+    ///   the file. An app that sets `cipher_default_plaintext_header_size` for its own database
+    ///   (the iOS app-group advice) would otherwise make vault files with a plaintext header and
+    ///   no salt, which no other process opens.
+    /// SQLCipher 3.x ignores the names it does not know (its defaults are these values).
+    /// Not set: `fast_kdf_iter`, `cipher_hmac_pgno` (deprecated in 4.x, per connection, with no
+    /// process-wide default to change them) and `cipher_hmac_salt_mask` (process-wide: setting
+    /// it would change every other SQLCipher database of the app).
+    static func cipherSettings(schema: String?, pageSize: UInt32, kdfIterations: UInt32) -> String {
+        let prefix = schema.map { "\($0)." } ?? ""
+        return """
+            PRAGMA \(prefix)cipher_compatibility = 3;
+            PRAGMA \(prefix)cipher_page_size = \(pageSize);
+            PRAGMA \(prefix)kdf_iter = \(kdfIterations);
+            PRAGMA \(prefix)cipher_use_hmac = ON;
+            PRAGMA \(prefix)cipher_hmac_algorithm = HMAC_SHA1;
+            PRAGMA \(prefix)cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
+            PRAGMA \(prefix)cipher_plaintext_header_size = 0;
+            """
     }
 
     /// Turns SQLCipher's own log off. SQLCipher 4.6+ logs at WARN to stderr on Linux (an HMAC

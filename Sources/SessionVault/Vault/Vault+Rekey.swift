@@ -52,14 +52,9 @@ extension Vault {
             // Every setting every open pins, not only the page size: an attached database takes
             // the library's defaults, which on SQLCipher 4.x are HMAC-SHA512 (3.x ignores the
             // names it does not know).
-            try connection.execute("""
-                PRAGMA rekeyed.cipher_page_size = \(VaultHeader.cipherPageSize);
-                PRAGMA rekeyed.kdf_iter = \(VaultHeader.kdfIterations);
-                PRAGMA rekeyed.cipher_use_hmac = ON;
-                PRAGMA rekeyed.cipher_hmac_algorithm = HMAC_SHA1;
-                PRAGMA rekeyed.cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;
-                SELECT sqlcipher_export('rekeyed');
-                """)
+            try connection.execute(Connection.cipherSettings(schema: "rekeyed", pageSize: VaultHeader.cipherPageSize,
+                                                             kdfIterations: VaultHeader.kdfIterations))
+            try connection.execute("SELECT sqlcipher_export('rekeyed')")
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
                 try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])

@@ -2,6 +2,8 @@ import Foundation
 import SessionVault
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Android)
+import Android
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -39,7 +41,13 @@ struct EvidenceFile: Equatable {
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
         }
-        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        // Darwin names the modification time st_mtimespec; glibc and Bionic st_mtim.
+        #if canImport(Glibc) || canImport(Android)
+        let mtime = info.st_mtim
+        #else
+        let mtime = info.st_mtimespec
+        #endif
+        let modified = Date(timeIntervalSince1970: Double(mtime.tv_sec) + Double(mtime.tv_nsec) / 1e9)
         return (EvidenceFile(role: role, path: path, size: bytes.count, modified: modified, sha256: SHA256Digest.hex(bytes)), bytes)
     }
 
