@@ -35,8 +35,11 @@ final class HistoryRun {
     private(set) var summary = ""
 
     /// The vault's own folder: nothing but its files (a child's log and output, the go files,
-    /// sit beside it), so the kill inside a write counts only calls on the vault's files.
-    var vaultDirectory: String { directory.file("vault") }
+    /// sit beside it), so the kill inside a write counts only calls on the vault's files. On a
+    /// small file system of its own when the history fills the disk.
+    let vaultDirectory: String
+    /// That small file system (a tmpfs), for the histories with a full disk.
+    let disk: SmallFileSystem?
     var path: String { vaultDirectory + "/vault.db" }
     var keyPath: String { vaultDirectory + "/vault.key" }
 
@@ -46,7 +49,15 @@ final class HistoryRun {
         trueClock = ManualClock(device.now)
         server = try HistoryServer(lifetime: lifetime, trueClock: trueClock, tag: String(seed, radix: 36))
         model = HistoryModel(lifetime: server.grantedLifetime)
-        try FileManager.default.createDirectory(atPath: directory.file("vault"), withIntermediateDirectories: false,
+        if steps.contains(where: { if case .diskFull = $0 { return true } else { return false } }) {
+            let disk = try SmallFileSystem.mountNow(megabytes: 24)
+            self.disk = disk
+            vaultDirectory = disk.path + "/vault"
+        } else {
+            disk = nil
+            vaultDirectory = directory.file("vault")
+        }
+        try FileManager.default.createDirectory(atPath: vaultDirectory, withIntermediateDirectories: false,
                                                 attributes: [.posixPermissions: 0o700])
         for actor in 0..<3 { managers.append(makeManager(actor)) }
     }
@@ -79,6 +90,7 @@ final class HistoryRun {
 
     func run() async -> [String] {
         defer { for task in eventTasks { task.cancel() } }
+        defer { disk?.detach() }
         for (index, step) in steps.enumerated() {
             let before = server.refreshRequests
             let note = await perform(step, index: index)
@@ -289,6 +301,10 @@ final class HistoryRun {
             return await killedInsideWrite(index, signIn: signIn, at: at)
         case .forensicRead:
             return await forensicRead(index)
+        case .readOnlyProcess:
+            return await readOnlyProcess(index)
+        case .diskFull(let actor, let free):
+            return await diskFull(index, actor: actor, free: free)
         }
     }
 

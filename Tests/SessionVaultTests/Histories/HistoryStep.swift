@@ -49,6 +49,12 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// true) and is SIGKILLed right after its `at`-th durable call on the vault's files (a
     /// write, sync, rename, link or unlink; `Tests/CrashStates/interposer.c`).
     case killedInsideWrite(signIn: Bool, at: Int)
+    /// A process opens the vault through a read-only mount of its folder (a volume remounted
+    /// read-only, a sandbox that denies writes) and asks for a token.
+    case readOnlyProcess
+    /// The disk fills up to `free` bytes left, `actor` asks for a token, the disk is freed, and
+    /// the same actor asks again.
+    case diskFull(actor: Int, free: Int)
     /// An investigator runs the CLI (`resume --dry-run`, `inspect`, `verify`) on the live vault.
     case forensicRead
 
@@ -86,6 +92,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .killedInsideWrite(let signIn, let at):
             return "ext process \(signIn ? "storing a sign-in" : "refreshing") SIGKILLed after its durable file call \(at)"
         case .forensicRead: return "cli resume --dry-run, inspect, verify"
+        case .readOnlyProcess: return "ext process on a read-only mount of the vault's folder.backgroundAccessToken"
+        case .diskFull(let actor, let free): return "disk full (\(free) B left): \(Self.name(actor)) token call; disk freed; again"
         case .damage(let damage): return "all stop; \(damage); all start"
         case .staleRecovery(let held, let recoverer, let damage):
             return "\(damage); \(Self.name(held)) held before its recovery wipe while \(Self.name(recoverer)) recovers and the user signs in"
@@ -118,7 +126,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<116, using: &rng)
+            let roll = Int.random(in: 0..<122, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -176,6 +184,10 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.killedInsideWrite(signIn: signIn, at: Int.random(in: 1...(signIn ? 16 : 120), using: &rng)))
             case 114..<116:
                 steps.append(.forensicRead)
+            case 116..<118:
+                steps.append(.readOnlyProcess)
+            case 118..<122:
+                steps.append(.diskFull(actor: anyActor, free: [0, 16384, 32768, 49152, 65536, 98304, 262_144][Int.random(in: 0..<7, using: &rng)]))
             default:
                 let held = Int.random(in: 0...2, using: &rng)
                 let recoverer = (held + Int.random(in: 1...2, using: &rng)) % 3

@@ -20,6 +20,28 @@ struct SmallFileSystem {
         return SmallFileSystem(directory: directory)
     }
 
+    /// `mount(megabytes:)` for a caller that cannot wait asynchronously (an initializer).
+    static func mountNow(megabytes: Int) throws -> SmallFileSystem {
+        let directory = TemporaryDirectory("sessionvault-smallfs")
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", directory.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { throw Failure.mount("mount exited \(mount.terminationStatus)") }
+        return SmallFileSystem(directory: directory)
+    }
+
+    /// Detaches the mount at once (`umount -l`): it goes away when the last file open on it
+    /// closes, so connections still open do not keep it mounted or fail the unmount.
+    func detach() {
+        let unmount = Process()
+        unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        unmount.arguments = ["-l", path]
+        guard (try? unmount.run()) != nil else { return }
+        unmount.waitUntilExit()
+    }
+
     /// Bytes free for a new file right now.
     var freeBytes: Int {
         var stats = statvfs()
