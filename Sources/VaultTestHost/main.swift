@@ -282,6 +282,23 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             case .offline: line("offline")
             case .unavailable(_, let detail): line("unavailable \(detail)")
             }
+        case "dpop-resume-at":
+            // Issue 29: a process of a DPoP app (software proof key from the vault) resuming at a
+            // fixed time; prints the outcome and the session's key thumbprint.
+            guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
+                fail("dpop-resume-at needs a base URL and a time")
+            }
+            var policy = ResumePolicy.standard
+            policy.idleTimeout = nil
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                                        policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
+                                        dpop: DPoPConfiguration())
+            let outcome = await manager.resume()
+            if case .home(let session) = outcome {
+                line("\(describe(outcome)) jkt \(session.proofKeyThumbprint ?? "-")")
+            } else {
+                line(describe(outcome))
+            }
         case "held-at":
             guard arguments.count == 7, let seconds = TimeInterval(arguments[5]), let url = URL(string: "http://127.0.0.1:9/auth/v1") else {
                 fail("held-at needs a go file, a time and resume or background")
