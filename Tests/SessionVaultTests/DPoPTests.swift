@@ -129,6 +129,30 @@ struct DPoPTests {
         }
     }
 
+    @Test("the code exchange (PKCE) carries a proof, retried once for the nonce; an RFC 6749 refresh stays bound")
+    func codeExchangeAndOAuth2Refresh() async throws {
+        try await DPoPTestServer.with(["--require-nonce"]) { server in
+            let redirectURI = try #require(URL(string: "http://127.0.0.1/callback"))
+            var policy = ResumePolicy.standard
+            policy.idleTimeout = nil
+            let manager = ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
+                                        refresher: OAuth2Refresher(tokenEndpoint: server.oauthTokenEndpoint, clientID: "app", timeout: 10),
+                                        policy: policy, clock: fixture.clock.function, dpop: DPoPConfiguration())
+            let flow = AuthorizationCodeFlow(authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.oauthTokenEndpoint,
+                                             clientID: "app", redirectURI: redirectURI, timeout: 10)
+            let request = try flow.authorizationRequest()
+            let redirect = try await server.consent(request.url)
+            let session = try await manager.signIn(completing: request, redirect: redirect)
+            #expect(session.tokenType == "DPoP" && session.proofKeyThumbprint != nil)
+            guard case .home(let refreshed) = await manager.refreshNow() else { Issue.record("the RFC 6749 refresh goes home"); return }
+            #expect(refreshed.tokenVersion == 2 && refreshed.proofKeyThumbprint == session.proofKeyThumbprint)
+            let requests = try await server.tokenRequests()
+            #expect(requests.map(\.grant) == ["authorization_code", "authorization_code", "refresh_token"])
+            #expect(requests.map(\.status) == [400, 200, 200], "one nonce refusal, its retry, the refresh with the remembered nonce")
+            #expect(requests.allSatisfy { $0.proof })
+        }
+    }
+
     @Test("a server that answers a proof with bearer tokens: refused by default, accepted (without a key) when the policy says so")
     func bearerDowngrade() async throws {
         try await DPoPTestServer.with(["--downgrade"]) { server in

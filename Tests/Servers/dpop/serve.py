@@ -11,6 +11,8 @@ token to the thumbprint of the key that proved possession when it was issued.
 Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exits when stdin closes):
   POST /auth/v1/token?grant_type=password       {"email", "password"}   -> tokens bound to the proof's key
   POST /auth/v1/token?grant_type=refresh_token  {"refresh_token"}       -> rotated; the proof's key must be the bound one
+  GET  /authorize?...code_challenge (S256)...    -> {"redirect": "<redirect_uri>?code=…&state=…"} (consent without a browser)
+  POST /oauth/token   form: authorization_code (PKCE checked) or refresh_token, as RFC 6749
   GET  /resource   Authorization: DPoP <access token>, DPoP: proof with ath
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
 Options: --require-nonce (a nonce in every proof; use_dpop_nonce otherwise), --downgrade (answer
@@ -39,6 +41,7 @@ lock = threading.RLock()  # answer() logs under it, also from inside a held sect
 seen_jti = set()
 refresh_tokens = {}   # token -> {"jkt": ..., "used": bool}
 access_tokens = {}    # token -> jkt (None: bearer)
+codes = {}            # authorization code -> {"challenge", "redirect_uri", "used"}
 log = []
 options = None
 server_nonce = "n-" + secrets.token_urlsafe(16)
@@ -152,6 +155,16 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
             return
         entry = self.entry()
+        if path == "/authorize":
+            # The user's consent, without a browser: the redirect comes back as JSON.
+            query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+            if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
+                return self.answer(400, {"error": "invalid_request"}, entry)
+            code = "code-" + secrets.token_urlsafe(16)
+            with lock:
+                codes[code] = {"challenge": query["code_challenge"], "redirect_uri": query.get("redirect_uri"), "used": False}
+            redirect = "%s?code=%s&state=%s" % (query.get("redirect_uri"), code, query.get("state", ""))
+            return self.answer(200, {"redirect": redirect}, entry)
         if path != "/resource":
             return self.answer(404, {"error": "not_found"}, entry)
         authorization = self.headers.get("Authorization", "")
@@ -172,13 +185,20 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         split = urlsplit(self.path)
-        grant = parse_qs(split.query).get("grant_type", [None])[0]
-        try:
-            body = json.loads(self.read_body() or b"{}")
-        except ValueError:
-            body = {}
+        raw = self.read_body()
+        if split.path == "/oauth/token":
+            # RFC 6749: a form body, the grant in it.
+            body = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+            grant = body.get("grant_type")
+        else:
+            # GoTrue: JSON, the grant in the query.
+            grant = parse_qs(split.query).get("grant_type", [None])[0]
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
         entry = self.entry(grant)
-        if split.path != "/auth/v1/token":
+        if split.path not in ("/auth/v1/token", "/oauth/token"):
             return self.answer(404, {"error": "not_found"}, entry)
         try:
             jkt, _ = verify_proof(self, "POST")
@@ -187,6 +207,14 @@ class Handler(BaseHTTPRequestHandler):
         if grant == "password":
             if body.get("email") != EMAIL or body.get("password") != PASSWORD:
                 return self.answer(400, {"error": "invalid_grant", "error_description": "Invalid login credentials"}, entry)
+        elif grant == "authorization_code":
+            verifier = body.get("code_verifier", "")
+            challenge = base64url_encode(hashlib.sha256(verifier.encode()).digest())
+            with lock:
+                record = codes.get(body.get("code"))
+                if record is None or record["used"] or record["challenge"] != challenge or record["redirect_uri"] != body.get("redirect_uri"):
+                    return self.answer(400, {"error": "invalid_grant", "error_description": "code unknown, used, or PKCE mismatch"}, entry)
+                record["used"] = True
         elif grant == "refresh_token":
             with lock:
                 record = refresh_tokens.get(body.get("refresh_token"))

@@ -101,7 +101,19 @@ final class DPoPTestServer: @unchecked Sendable {
     }
 
     /// The token requests the server saw.
-    func tokenRequests() async throws -> [Seen] { try await log().filter { $0.path == "/auth/v1/token" } }
+    func tokenRequests() async throws -> [Seen] { try await log().filter { $0.path == "/auth/v1/token" || $0.path == "/oauth/token" } }
+
+    /// The RFC 6749 token endpoint (form bodies): code exchange and refresh.
+    var oauthTokenEndpoint: URL { baseURL.appendingPathComponent("oauth/token") }
+    var authorizationEndpoint: URL { baseURL.appendingPathComponent("authorize") }
+
+    /// Opens an authorization URL as a browser would and returns where it redirects.
+    func consent(_ url: URL) async throws -> URL {
+        let (data, _) = try await URLSession.shared.data(from: url)
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let text = object["redirect"] as? String,
+              let redirect = URL(string: text) else { throw OAuthTestServerError.notJSON("the authorization redirect") }
+        return redirect
+    }
 
     /// A request sent straight to the server, outside the library (an attacker's, or a check).
     func send(_ request: URLRequest) async throws -> (status: Int, body: [String: Any]) {
