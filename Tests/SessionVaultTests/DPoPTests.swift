@@ -126,6 +126,10 @@ struct DPoPTests {
             requests = try await server.tokenRequests()
             #expect(requests.count == 3, "the remembered nonce: no second refusal")
             #expect(requests.last?.status == 200 && requests.last?.nonce == requests[1].nonce)
+            // The resource on the same server: the app's proof carries the remembered nonce.
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            let proof = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            #expect(try await server.getResource(accessToken: accessToken, proof: proof).status == 200)
         }
     }
 
@@ -218,6 +222,20 @@ struct DPoPTests {
             #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.invariantViolation), showExpiredMessage: false))
             #expect(Vault.tombstone(at: fixture.path)?.reason == .invariantViolation)
             #expect(try await server.log().count == before)
+        }
+    }
+
+    @Test("sign-out ends the key with the session: nothing is left to sign with, the next sign-in makes a new key")
+    func signOutEndsTheKey() async throws {
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            let first = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            _ = try await manager.signOut()
+            #expect(try await manager.vault.currentProofKey() == nil)
+            #expect(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken) == nil, "no session, no proof")
+            let second = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            #expect(second.proofKeyThumbprint != nil && second.proofKeyThumbprint != first.proofKeyThumbprint)
         }
     }
 
