@@ -107,10 +107,28 @@ struct DPoPTests {
             guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
             let proof = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             #expect(try await server.getResource(accessToken: accessToken, proof: proof).status == 200)
-            let replay = try await server.getResource(accessToken: accessToken, proof: proof)
-            #expect(replay.status == 401 && replay.body["error"] as? String == "invalid_dpop_proof")
+            let replay = try await server.getResourceRaw(accessToken: accessToken, proof: proof)
+            #expect(replay.status == 401 && replay.challenge == #"DPoP error="invalid_dpop_proof""#)
             let fresh = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             #expect(try await server.getResource(accessToken: accessToken, proof: fresh).status == 200)
+        }
+    }
+
+    @Test("a resource's 401 with a DPoP invalid_token challenge refreshes once, as a Bearer one does")
+    func dpopInvalidTokenChallengeRefreshes() async throws {
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            // A proof by another key: the server's answer is RFC 9449 §7.1's challenge.
+            let otherKey = try #require(DPoPProver(key: try await SoftwareProofKeyProvider().makeKey(), nonces: DPoPNonceStore()))
+            let refused = try await server.getResourceRaw(accessToken: accessToken,
+                                                          proof: try otherKey.proof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            #expect(refused.status == 401 && refused.challenge == #"DPoP error="invalid_token""#)
+            let outcome = await manager.handleAPIFailure(status: refused.status, body: refused.body, wwwAuthenticate: refused.challenge,
+                                                         sentToken: accessToken)
+            guard case .home(let refreshed)? = outcome else { Issue.record("a DPoP invalid_token refreshes: \(String(describing: outcome))"); return }
+            #expect(refreshed.tokenVersion == 2)
         }
     }
 

@@ -167,20 +167,20 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, {"redirect": redirect}, entry)
         if path != "/resource":
             return self.answer(404, {"error": "not_found"}, entry)
+        # A resource server's refusals say it in the challenge only (RFC 9449 §7.1), with an
+        # empty JSON body, as most APIs answer.
         authorization = self.headers.get("Authorization", "")
         if not authorization.startswith("DPoP "):
-            return self.answer(401, {"error": "invalid_token"}, entry, [("WWW-Authenticate", 'DPoP error="invalid_token"')])
+            return self.answer(401, {}, entry, [("WWW-Authenticate", 'DPoP error="invalid_token"')])
         token = authorization[5:]
         try:
             jkt, _ = verify_proof(self, "GET", access_token=token)
         except ProofError as error:
-            return self.answer(401, {"error": error.error, "detail": error.detail}, entry,
-                               [("WWW-Authenticate", 'DPoP error="%s"' % error.error)])
+            return self.answer(401, {}, entry, [("WWW-Authenticate", 'DPoP error="%s"' % error.error)])
         with lock:
             bound = access_tokens.get(token, "unknown")
         if bound != jkt:
-            return self.answer(401, {"error": "invalid_token", "detail": "not bound to this key"}, entry,
-                               [("WWW-Authenticate", 'DPoP error="invalid_token"')])
+            return self.answer(401, {}, entry, [("WWW-Authenticate", 'DPoP error="invalid_token"')])
         return self.answer(200, {"subject": SUBJECT}, entry)
 
     def do_POST(self):

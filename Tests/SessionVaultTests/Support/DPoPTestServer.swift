@@ -135,6 +135,16 @@ final class DPoPTestServer: @unchecked Sendable {
         return try await send(request)
     }
 
+    /// GET /resource as `getResource`, with the raw body and the `WWW-Authenticate` challenge.
+    func getResourceRaw(accessToken: Token, proof: String) async throws -> (status: Int, body: Data, challenge: String?) {
+        var request = URLRequest(url: resourceURL)
+        request.setValue("DPoP " + accessToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }, forHTTPHeaderField: "Authorization")
+        request.setValue(proof, forHTTPHeaderField: "DPoP")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "WWW-Authenticate"))
+    }
+
     /// GET /resource with `Authorization: DPoP <token>` and `proof`.
     func getResource(accessToken: Token, proof: String) async throws -> (status: Int, body: [String: Any]) {
         var request = URLRequest(url: resourceURL)
