@@ -175,6 +175,27 @@ struct DPoPTests {
         }
     }
 
+    @Test("a resource's use_dpop_nonce challenge: the nonce taken, one retry with a new proof goes through")
+    func resourceNonceRoundTrip() async throws {
+        try await DPoPTestServer.with(["--resource-nonce"]) { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            let first = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
+            #expect(challenged.status == 401 && challenged.challenge == #"DPoP error="use_dpop_nonce""#)
+            #expect(await manager.takeDPoPNonce(status: challenged.status, wwwAuthenticate: challenged.challenge,
+                                                dpopNonce: challenged.nonce, for: server.resourceURL))
+            let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            let retried = try await server.getResourceRaw(accessToken: accessToken, proof: second)
+            #expect(retried.status == 200)
+            // An answer that is no nonce challenge is not a reason to retry.
+            #expect(await !manager.takeDPoPNonce(status: 200, wwwAuthenticate: nil, dpopNonce: retried.nonce, for: server.resourceURL))
+            let log = try await server.log().filter { $0.path == "/resource" }
+            #expect(log.map(\.status) == [401, 200] && log[0].nonce == nil && log[1].nonce == challenged.nonce)
+        }
+    }
+
     @Test("a server that answers a proof with bearer tokens: refused by default, accepted (without a key) when the policy says so")
     func bearerDowngrade() async throws {
         try await DPoPTestServer.with(["--downgrade"]) { server in

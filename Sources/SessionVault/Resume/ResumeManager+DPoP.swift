@@ -87,6 +87,24 @@ extension ResumeManager {
         dpop?.nonces.remember(nonce, for: url)
     }
 
+    /// Reads a resource server's answer for RFC 9449's nonce challenge (§9: a 401 whose
+    /// `WWW-Authenticate` says `use_dpop_nonce`, with a `DPoP-Nonce` header): remembers the nonce
+    /// and says whether to send the request once more, with a new proof from
+    /// `dpopProof(method:url:accessToken:)`. Call it for the first answer only: a second
+    /// challenge is the server's final word, never a loop. Any `DPoP-Nonce` is remembered.
+    ///
+    /// - Parameters:
+    ///   - status: the answer's status code.
+    ///   - wwwAuthenticate: its `WWW-Authenticate` header.
+    ///   - dpopNonce: its `DPoP-Nonce` header.
+    ///   - url: the request's URL (the nonce belongs to its server).
+    /// - Returns: true when the request should be retried once with a new proof.
+    public func takeDPoPNonce(status: Int, wwwAuthenticate: String?, dpopNonce: String?, for url: URL) -> Bool {
+        guard let dpop, let dpopNonce else { return false }
+        dpop.nonces.remember(dpopNonce, for: url)
+        return HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
+    }
+
     /// Whether tokens that came back for a request that carried a proof may be kept: bound
     /// (`DPoP`), or a bearer downgrade the configuration accepts (logged).
     func acceptsTokenType(_ tokenType: String, provedWith prover: DPoPProver?) -> Bool {

@@ -15,7 +15,8 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
   POST /oauth/token   form: authorization_code (PKCE checked) or refresh_token, as RFC 6749
   GET  /resource   Authorization: DPoP <access token>, DPoP: proof with ath
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
-Options: --require-nonce (a nonce in every proof; use_dpop_nonce otherwise), --downgrade (answer
+Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
+--resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
 token_type Bearer), --access-seconds N.
 """
 import argparse
@@ -45,6 +46,7 @@ codes = {}            # authorization code -> {"challenge", "redirect_uri", "use
 log = []
 options = None
 server_nonce = "n-" + secrets.token_urlsafe(16)
+resource_nonce = "r-" + secrets.token_urlsafe(16)
 
 
 class ProofError(Exception):
@@ -54,7 +56,7 @@ class ProofError(Exception):
         self.detail = detail
 
 
-def verify_proof(handler, method, access_token=None):
+def verify_proof(handler, method, access_token=None, nonce=None):
     """Returns (jkt, claims) of the request's DPoP proof, checked as RFC 9449 §4.3 says."""
     values = handler.headers.get_all("DPoP") or []
     if len(values) != 1:
@@ -86,7 +88,7 @@ def verify_proof(handler, method, access_token=None):
     if access_token is not None:
         if claims.get("ath") != base64url_encode(hashlib.sha256(access_token.encode()).digest()):
             raise ProofError("invalid_dpop_proof", "ath does not match the access token")
-    if options.require_nonce and claims.get("nonce") != server_nonce:
+    if nonce is not None and claims.get("nonce") != nonce:
         raise ProofError("use_dpop_nonce", "a nonce is required")
     with lock:
         if jti in seen_jti:
@@ -125,7 +127,9 @@ class Handler(BaseHTTPRequestHandler):
         # One request per connection: nothing a client left unread can leak into the next one.
         self.send_header("Connection", "close")
         self.close_connection = True
-        if options.require_nonce:
+        if options.resource_nonce and entry["path"] == "/resource":
+            self.send_header("DPoP-Nonce", resource_nonce)
+        elif options.require_nonce and entry["path"] != "/resource":
             self.send_header("DPoP-Nonce", server_nonce)
         for name, value in headers:
             self.send_header(name, value)
@@ -174,7 +178,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(401, {}, entry, [("WWW-Authenticate", 'DPoP error="invalid_token"')])
         token = authorization[5:]
         try:
-            jkt, _ = verify_proof(self, "GET", access_token=token)
+            jkt, _ = verify_proof(self, "GET", access_token=token, nonce=resource_nonce if options.resource_nonce else None)
         except ProofError as error:
             return self.answer(401, {}, entry, [("WWW-Authenticate", 'DPoP error="%s"' % error.error)])
         with lock:
@@ -201,7 +205,7 @@ class Handler(BaseHTTPRequestHandler):
         if split.path not in ("/auth/v1/token", "/oauth/token"):
             return self.answer(404, {"error": "not_found"}, entry)
         try:
-            jkt, _ = verify_proof(self, "POST")
+            jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
         except ProofError as error:
             return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
         if grant == "password":
@@ -247,6 +251,7 @@ def main():
     global options
     parser = argparse.ArgumentParser()
     parser.add_argument("--require-nonce", action="store_true")
+    parser.add_argument("--resource-nonce", action="store_true")
     parser.add_argument("--downgrade", action="store_true")
     parser.add_argument("--access-seconds", type=int, default=3600)
     options = parser.parse_args()
