@@ -259,7 +259,8 @@ struct DPoPTests {
             fixture.clock.advance(by: 7200)
             let before = try await server.log().count
             #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.invariantViolation), showExpiredMessage: false))
-            #expect(Vault.tombstone(at: fixture.path)?.reason == .invariantViolation)
+            let tombstone = try #require(Vault.tombstone(at: fixture.path))
+            #expect(tombstone.reason == .invariantViolation && tombstone.detail.contains("jkt"), "\(tombstone.detail)")
             #expect(try await server.log().count == before)
         }
     }
