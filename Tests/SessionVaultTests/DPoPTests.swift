@@ -251,6 +251,29 @@ struct DPoPTests {
         }
     }
 
+    @Test("the default software key gone from the row (its thumbprint kept): proofKeyLost with the subject, nothing sent")
+    func softwareKeyGoneFromTheRow() async throws {
+        try await DPoPTestServer.with { server in
+            let signedIn = manager(server)
+            _ = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            await (try signedIn.vault).close()
+            // The sealed key's column emptied behind the library's back, through SQLCipher with
+            // the vault's own key (what a copy put together from two files could hold).
+            let keyFile = KeyFileProvider(path: fixture.path + ".key")
+            let keys = try VaultKeys(root: keyFile.rootKey(recorded: .stored, create: false).bytes)
+            do {
+                let raw = try Connection.keyed(fixture.path, keys: keys)
+                try raw.execute("UPDATE sessions SET proof_key = NULL")
+                #expect(raw.changes == 1)
+                _ = raw.close()
+            }
+            let before = try await server.log().count
+            let reopened = manager(server)
+            #expect(await reopened.resume() == .login(reason: .proofKeyLost(subject: DPoPTestServer.subject), showExpiredMessage: true))
+            #expect(try await server.log().count == before)
+        }
+    }
+
     @Test("a key whose thumbprint is not the recorded jkt is corruption: recovered, the tombstone says why, nothing sent")
     func keyNotMatchingTheThumbprint() async throws {
         try await DPoPTestServer.with { server in
