@@ -82,6 +82,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // DPoP proofs (issue 29): P-256 signing (ES256) and SHA-256, from a well-kept library
+        // rather than hand-written curve code; on Apple platforms it forwards to CryptoKit.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `make docs`: swift package generate-documentation (DocC), warnings as errors.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ] + cLibraryPackages,
@@ -104,6 +107,7 @@ let package = Package(
                 "CSQLCipher",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             cSettings: sqlCipherDefines,
             plugins: ["EmbedMigrations"]

@@ -58,6 +58,10 @@
 //                                                           stores the token response in <jsonfile> (a history
 //                                                           server's sign-in) as the current session, the clock
 //                                                           standing at <seconds> since 1970; prints "stored"
+//   VaultTestHost dpop-resume-at <db> <keyfile> <baseURL> <seconds>
+//                                                           one ResumeManager.resume() of a DPoP app (its proof
+//                                                           key from the vault), the clock standing at <seconds>;
+//                                                           prints the outcome and, at home, "jkt <thumbprint>"
 //   VaultTestHost held-at <db> <keyfile> <gofile> <seconds> resume|background
 //                                                           resume-held with the clock standing at <seconds>
 //                                                           since 1970 (a history's device clock), as a launch
@@ -293,6 +297,23 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             try await vault.store(try TokenResponse(json: json))
             await vault.close()
             line("stored")
+        case "dpop-resume-at":
+            // Issue 29: a process of a DPoP app (software proof key from the vault) resuming at a
+            // fixed time; prints the outcome and the session's key thumbprint.
+            guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
+                fail("dpop-resume-at needs a base URL and a time")
+            }
+            var policy = ResumePolicy.standard
+            policy.idleTimeout = nil
+            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                                        policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
+                                        dpop: DPoPConfiguration())
+            let outcome = await manager.resume()
+            if case .home(let session) = outcome {
+                line("\(describe(outcome)) jkt \(session.proofKeyThumbprint ?? "-")")
+            } else {
+                line(describe(outcome))
+            }
         case "held-at":
             guard arguments.count == 7, let seconds = TimeInterval(arguments[5]), let url = URL(string: "http://127.0.0.1:9/auth/v1") else {
                 fail("held-at needs a go file, a time and resume or background")

@@ -33,6 +33,9 @@ extension SessionRecord {
         case createdAt = "created_at"
         /// Migration 0007: when the cached access token arrived (its lifetime's start).
         case accessIssuedAt = "access_issued_at"
+        /// Migration 0008: the sealed DPoP proof key and its thumbprint (`jkt`).
+        case proofKey = "proof_key"
+        case proofJKT = "proof_jkt"
 
         /// Where the column sits in a row selected with `SessionRecord.selectList`.
         var position: Int32 { Self.positions[self] ?? -1 }

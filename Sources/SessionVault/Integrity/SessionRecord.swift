@@ -15,6 +15,8 @@ struct SessionRecord {
     var biometricDomainState: [UInt8]?
     var activeSubjectProof: String?
     var createdAt: Date
+    /// The sealed DPoP proof key (see `TokenColumn.proofKey`); nil for a bearer session.
+    var sealedProofKey: [UInt8]?
 
     /// Every column, for `SELECT \(selectList) FROM sessions`.
     static let selectList = Column.allCases.map(\.rawValue).joined(separator: ", ")
@@ -60,6 +62,8 @@ struct SessionRecord {
         biometricDomainState = row.blob(Column.biometricDomainState.position)
         activeSubjectProof = text(.activeSubjectProof)
         createdAt = Date(unixMilliseconds: integer(.createdAt))
+        sealedProofKey = row.blob(Column.proofKey.position)
+        session.proofKeyThumbprint = text(.proofJKT)
         try checkInvariants()
     }
 
@@ -96,6 +100,8 @@ struct SessionRecord {
         case .refreshPendingSince: return time(session.refreshPendingSince)
         case .createdAt: return time(createdAt)
         case .accessIssuedAt: return time(session.accessIssuedAt)
+        case .proofKey: return sealedProofKey.sqlValue
+        case .proofJKT: return session.proofKeyThumbprint.sqlValue
         }
     }
 
@@ -133,6 +139,27 @@ struct SessionRecord {
         if (sealedRefresh == nil) != (session.refreshTokenFingerprint == nil) || (sealedAccess == nil) != (session.accessTokenFingerprint == nil) {
             throw CorruptionReason(.invariantViolation, "session \(id): a token and its fingerprint disagree")
         }
+        // A key without the thumbprint the server bound: nothing could check that it is the
+        // right key. (A thumbprint without its key is a lost key, not damage: see
+        // `MissingReason.proofKeyLost`.)
+        if sealedProofKey != nil && session.proofKeyThumbprint == nil {
+            throw CorruptionReason(.invariantViolation, "session \(id): a proof key is stored without its thumbprint")
+        }
+    }
+
+    /// Opens the sealed proof key; nil when none is stored.
+    func openProofKey(with keys: VaultKeys) throws(CorruptionReason) -> SecretBytes? {
+        guard let sealedProofKey else { return nil }
+        let ad = TokenColumn.proofKey.associatedData(sessionID: session.id, tokenVersion: 0)
+        guard let secret = try? FieldCipher.open(sealedProofKey, key: keys.fieldKey, associatedData: ad) else {
+            throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): sealed proof_key does not open")
+        }
+        return secret
+    }
+
+    /// Seals a proof key's stored form for the session `sessionID`.
+    static func sealProofKey(_ stored: SecretBytes, sessionID: String, keys: VaultKeys) -> [UInt8] {
+        FieldCipher.seal(stored, key: keys.fieldKey, associatedData: TokenColumn.proofKey.associatedData(sessionID: sessionID, tokenVersion: 0))
     }
 
     /// Opens both sealed tokens and checks them against their stored fingerprints.

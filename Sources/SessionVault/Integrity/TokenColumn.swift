@@ -1,7 +1,9 @@
-/// The token columns; part of each seal's associated data.
+/// The sealed columns (tokens and the proof key); part of each seal's associated data.
 enum TokenColumn: String {
     case refreshToken = "refresh_token"
     case accessToken = "access_token"
+    /// The DPoP proof key (sealed with token version 0: it outlives every rotation).
+    case proofKey = "proof_key"
 
     /// session id, column and token version: a seal moved to another row, column or version fails.
     func associatedData(sessionID: String, tokenVersion: Int64) -> [UInt8] {

@@ -26,8 +26,14 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
     case refreshedForAnotherSubject
     /// The vault was wiped because it could not be trusted; the tombstone says why.
     case wipedAfterCorruption(CorruptionKind)
+    /// The session's DPoP proof key is gone (a vault restored without it, a key provider that
+    /// lost it: a new device, a reset Secure Enclave): its tokens are bound to that key and
+    /// useless without it, so nothing was sent. `subject` is the session's user, kept for the
+    /// login screen (to offer "sign in again as …").
+    case proofKeyLost(subject: String)
 
-    /// Stable text for storage and the CLI, e.g. `signedOut`, `wipedAfterCorruption:rollback`.
+    /// Stable text for storage and the CLI, e.g. `signedOut`, `wipedAfterCorruption:rollback`,
+    /// `proofKeyLost:<subject>`.
     public var code: String {
         switch self {
         case .neverSignedIn: return "neverSignedIn"
@@ -42,6 +48,7 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
         case .biometryChanged: return "biometryChanged"
         case .refreshedForAnotherSubject: return "refreshedForAnotherSubject"
         case .wipedAfterCorruption(let kind): return "wipedAfterCorruption:\(kind.rawValue)"
+        case .proofKeyLost(let subject): return "proofKeyLost:\(subject)"
         }
     }
 
@@ -54,6 +61,8 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
             self = match
         } else if code.hasPrefix("wipedAfterCorruption:"), let kind = CorruptionKind(rawValue: String(code.dropFirst(21))) {
             self = .wipedAfterCorruption(kind)
+        } else if code.hasPrefix("proofKeyLost:") {
+            self = .proofKeyLost(subject: String(code.dropFirst(13)))
         } else {
             self = .signedOut
         }

@@ -43,6 +43,10 @@ public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     /// Set while a refresh is in flight (durably, before the network call).
     public internal(set) var refreshPendingSince: Date?
 
+    /// The RFC 7638 thumbprint (`jkt`) of the DPoP proof key the server bound this session's
+    /// tokens to; nil for a bearer session. Only the thumbprint: the key itself is never shown.
+    public internal(set) var proofKeyThumbprint: String?
+
     /// Whether a refresh token is stored.
     public var hasRefreshToken: Bool { refreshTokenFingerprint != nil }
 

@@ -25,6 +25,9 @@ extension MissingReason {
         case .refreshTokenExpired: return .expired
         case .absoluteLifetimePassed, .biometryChanged: return .policy
         case .wipedAfterCorruption: return .storeReset
+        // The device no longer has what the session was bound to: as a store reset, the user
+        // did nothing and the server did not end it.
+        case .proofKeyLost: return .storeReset
         }
     }
 }

@@ -29,9 +29,11 @@ enum APIFailureVerdict: Equatable {
         return .notAuthentication
     }
 
-    /// `Bearer realm="…", error="invalid_token", …` (RFC 6750 §3), parameters in any order.
+    /// `Bearer realm="…", error="invalid_token", …` (RFC 6750 §3), parameters in any order, or
+    /// the same in the `DPoP` scheme (RFC 9449 §7.1: a DPoP-bound token the resource refused).
+    /// A DPoP `use_dpop_nonce` challenge is not one: it asks for a nonce, not another token.
     static func challengeSaysInvalidToken(_ challenge: String?) -> Bool {
-        guard let challenge = challenge?.lowercased(), challenge.hasPrefix("bearer") else { return false }
+        guard let challenge = challenge?.lowercased(), challenge.hasPrefix("bearer") || challenge.hasPrefix("dpop") else { return false }
         return challenge.replacingOccurrences(of: " ", with: "").contains("error=\"invalid_token\"")
     }
 }

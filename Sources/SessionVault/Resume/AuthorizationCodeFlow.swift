@@ -93,7 +93,7 @@ public struct AuthorizationCodeFlow: Sendable {
 
     /// Exchanges `code` with the request's verifier, once (RFC 6749 §4.1.3, RFC 7636 §4.5), and
     /// checks an ID token that comes back. Stores nothing.
-    func exchange(code: String, for request: AuthorizationRequest, now: Date) async throws(SignInError) -> RefreshedTokens {
+    func exchange(code: String, for request: AuthorizationRequest, now: Date, prover: DPoPProver? = nil) async throws(SignInError) -> RefreshedTokens {
         var body = Data("grant_type=authorization_code&code=".utf8)
         body.append(contentsOf: FormText.encoded(Array(code.utf8)))
         body.append(contentsOf: Array("&redirect_uri=".utf8) + FormText.encoded(Array(redirectURI.absoluteString.utf8)))
@@ -104,7 +104,7 @@ public struct AuthorizationCodeFlow: Sendable {
         let answer = try await transport.postSignIn(tokenEndpoint, headers: [
             "Content-Type": "application/x-www-form-urlencoded",
             "Accept": "application/json",
-        ], body: body, codeExchange: true)
+        ], body: body, codeExchange: true, prover: prover)
         if let idToken = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["id_token"] as? String {
             let check = IDTokenCheck(issuer: issuer, clientID: clientID, nonce: request.nonce)
             if let failed = check.failure(of: idToken, now: now) { throw .idTokenRejected("\(failed) does not match this sign-in") }

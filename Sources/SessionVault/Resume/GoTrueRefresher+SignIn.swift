@@ -9,7 +9,7 @@ extension GoTrueRefresher {
     /// (`ResumeManager.signIn(email:password:biometricEnabled:)` does).
     ///
     /// The password goes from locked memory into the body without becoming a `String` again.
-    func passwordSignIn(email: String, password: SecretBytes) async throws(SignInError) -> HTTPRefreshTransport.SignInAnswer {
+    func passwordSignIn(email: String, password: SecretBytes, prover: DPoPProver? = nil) async throws(SignInError) -> HTTPRefreshTransport.SignInAnswer {
         var components = URLComponents(url: baseURL.appendingPathComponent("token"), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "grant_type", value: "password")]
         guard let url = components?.url else { throw .network("invalid base URL") }
@@ -22,6 +22,6 @@ extension GoTrueRefresher {
             "apikey": apiKey,
             "Content-Type": "application/json",
             "Accept": "application/json",
-        ], body: body, codeExchange: false)
+        ], body: body, codeExchange: false, prover: prover)
     }
 }

@@ -23,6 +23,11 @@ public struct GoTrueRefresher: SessionRefresher {
     }
 
     public func refresh(using refreshToken: Token) async throws(RefreshError) -> RefreshedTokens {
+        try await refresh(using: refreshToken, prover: nil)
+    }
+
+    /// The refresh with a DPoP proof on the request when `prover` is given.
+    public func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens {
         var components = URLComponents(url: baseURL.appendingPathComponent("token"), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token")]
         guard let url = components?.url else { throw .network("invalid base URL") }
@@ -33,6 +38,6 @@ public struct GoTrueRefresher: SessionRefresher {
             "apikey": apiKey,
             "Content-Type": "application/json",
             "Accept": "application/json",
-        ], body: body)
+        ], body: body, prover: prover)
     }
 }

@@ -16,10 +16,11 @@ extension HTTPRefreshTransport {
     /// `body` holds a secret (password, verifier) in ordinary memory, as any request body must
     /// for `URLSession`: the caller builds it from locked bytes right before this call and keeps
     /// no copy (the same holds for a refresh token in `post`).
-    func postSignIn(_ url: URL, headers: [String: String], body: Data, codeExchange: Bool) async throws(SignInError) -> SignInAnswer {
+    func postSignIn(_ url: URL, headers: [String: String], body: Data, codeExchange: Bool,
+                    prover: DPoPProver? = nil) async throws(SignInError) -> SignInAnswer {
         let data: Data
         let http: HTTPURLResponse
-        switch await exchange(url, headers: headers, body: body) {
+        switch await exchange(url, headers: headers, body: body, prover: prover) {
         case .success(let answer): (data, http) = answer
         case .failure(let failure): throw .network(failure.detail)
         }

@@ -8,10 +8,10 @@ struct HTTPRefreshTransport: Sendable {
     let session: URLSession
     let timeout: TimeInterval
 
-    func post(_ url: URL, headers: [String: String], body: Data) async throws(RefreshError) -> RefreshedTokens {
+    func post(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async throws(RefreshError) -> RefreshedTokens {
         let data: Data
         let http: HTTPURLResponse
-        switch await exchange(url, headers: headers, body: body) {
+        switch await exchange(url, headers: headers, body: body, prover: prover) {
         case .success(let answer): (data, http) = answer
         case .failure(let failure): throw .network(failure.detail)
         }
@@ -43,10 +43,47 @@ struct HTTPRefreshTransport: Sendable {
     /// The one POST both refreshes and sign-ins make, with the deadline enforced here: URLSession
     /// on Linux does not keep `timeout`. A failure is described by its URLError code only (a
     /// description could quote the request, whose body holds a secret).
-    func exchange(_ url: URL, headers: [String: String], body: Data) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
+    ///
+    /// With a `prover` every attempt carries a fresh DPoP proof (its own `jti`), a `DPoP-Nonce`
+    /// in the answer is remembered for the server, and a `use_dpop_nonce` refusal that came with
+    /// a nonce is sent once more with it (RFC 9449 §8): exactly one retry, never a loop. The
+    /// server refused the first request before judging its grant, so the retry spends nothing
+    /// twice.
+    func exchange(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
+        var answer = await send(url, headers: headers, body: body, prover: prover)
+        guard let prover, case .success(let (data, http)) = answer else { return answer }
+        let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
+        if let nonce { prover.remember(nonce: nonce, for: url) }
+        if nonce != nil, Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+            answer = await send(url, headers: headers, body: body, prover: prover)
+            if case .success(let (_, retried)) = answer, let next = retried.value(forHTTPHeaderField: "DPoP-Nonce") {
+                prover.remember(nonce: next, for: url)
+            }
+        }
+        return answer
+    }
+
+    /// Whether an answer is RFC 9449's "use this nonce": a token endpoint's 400 with
+    /// `"error":"use_dpop_nonce"`, or a resource server's 401 whose `WWW-Authenticate` says so.
+    static func asksForNonce(status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
+        guard status == 400 || status == 401 else { return false }
+        if let challenge = wwwAuthenticate, challenge.contains("use_dpop_nonce") { return true }
+        let object = try? JSONSerialization.jsonObject(with: body.prefix(16 * 1024)) as? [String: Any]
+        return object?["error"] as? String == "use_dpop_nonce"
+    }
+
+    /// One POST, with a proof of its own when there is a prover.
+    private func send(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver?) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let prover {
+            do {
+                request.setValue(try prover.proof(method: "POST", url: url), forHTTPHeaderField: "DPoP")
+            } catch {
+                return .failure(NoAnswer(detail: "no DPoP proof could be made (\(error)); nothing sent"))
+            }
+        }
         request.httpBody = body
         let session = self.session, sent = request
         do {

@@ -13,3 +13,10 @@ enum JSONText {
         return out
     }
 }
+
+extension JSONText {
+    /// `text` escaped for the inside of a JSON string (for values that are no secret).
+    static func string(_ text: String) -> String {
+        String(decoding: escaped(Array(text.utf8)), as: UTF8.self)
+    }
+}

@@ -43,6 +43,11 @@ public struct OAuth2Refresher: SessionRefresher {
     }
 
     public func refresh(using refreshToken: Token) async throws(RefreshError) -> RefreshedTokens {
+        try await refresh(using: refreshToken, prover: nil)
+    }
+
+    /// The refresh with a DPoP proof on the request when `prover` is given.
+    public func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens {
         var body = Data("grant_type=refresh_token&refresh_token=".utf8)
         refreshToken.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }
         body.append(contentsOf: Array("&client_id=".utf8) + FormText.encoded(Array(clientID.utf8)))
@@ -50,6 +55,6 @@ public struct OAuth2Refresher: SessionRefresher {
         return try await transport.post(tokenEndpoint, headers: [
             "Content-Type": "application/x-www-form-urlencoded",
             "Accept": "application/json",
-        ], body: body)
+        ], body: body, prover: prover)
     }
 }

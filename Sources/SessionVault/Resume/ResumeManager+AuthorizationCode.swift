@@ -25,8 +25,8 @@ extension ResumeManager {
         defer { request.finish() }
         let now = clock()
         let flow = request.flow
-        return try await performSignIn(identity: identity, biometricEnabled: biometricEnabled) { () async throws(SignInError) in
-            try await flow.exchange(code: code, for: request, now: now)
+        return try await performSignIn(identity: identity, biometricEnabled: biometricEnabled) { (prover) async throws(SignInError) in
+            try await flow.exchange(code: code, for: request, now: now, prover: prover)
         }
     }
 }

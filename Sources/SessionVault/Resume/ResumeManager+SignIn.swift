@@ -33,16 +33,18 @@ extension ResumeManager {
         let secret: SecretBytes
         do { secret = try SecretBytes(consuming: &bytes) } catch { throw .vault(.crypto(error)) }
         defer { secret.zero() }
-        return try await performSignIn(identity: nil, biometricEnabled: biometricEnabled) { () async throws(SignInError) in
-            try await goTrue.passwordSignIn(email: email, password: secret).tokens
+        return try await performSignIn(identity: nil, biometricEnabled: biometricEnabled) { (prover) async throws(SignInError) in
+            try await goTrue.passwordSignIn(email: email, password: secret, prover: prover).tokens
         }
     }
 
     /// The part every sign-in shares: take this process's turn, note the current session,
-    /// run `exchange` (the one request to the token endpoint), store its answer only if the
-    /// noted session is still current, and wake the auto-refresh loop.
+    /// make the proof key when DPoP is on (before the request: the server binds the tokens to
+    /// it), run `exchange` (the one request to the token endpoint) with its prover, check that
+    /// the tokens came back bound, store the answer with the key only if the noted session is
+    /// still current, and wake the auto-refresh loop.
     func performSignIn(identity: SessionIdentity?, biometricEnabled: Bool?,
-                        exchange: @Sendable () async throws(SignInError) -> RefreshedTokens) async throws(SignInError) -> Session {
+                        exchange: @Sendable (DPoPProver?) async throws(SignInError) -> RefreshedTokens) async throws(SignInError) -> Session {
         await signInTurn.take()
         defer { signInTurn.give() }
         let vault: Vault
@@ -53,14 +55,32 @@ extension ResumeManager {
         } catch {
             throw .vault(error)
         }
-        let refreshed = try await exchange()
+        var proofKey: NewProofKey?
+        var prover: DPoPProver?
+        if let dpop {
+            do throws(ProofKeyError) {
+                let key = try await dpop.keyProvider.makeKey()
+                guard let made = DPoPProver(key: key, nonces: dpop.nonces) else { throw ProofKeyError.failed("the new key is not a P-256 key") }
+                proofKey = NewProofKey(stored: try key.storedForm(), thumbprint: made.thumbprint)
+                prover = made
+            } catch {
+                throw .proofKey(error)
+            }
+        }
+        let refreshed = try await exchange(prover)
+        guard acceptsTokenType(refreshed.response.tokenType, provedWith: prover) else {
+            throw .invalidResponse("token_type \(SignInError.errorCode(refreshed.response.tokenType)) answered a DPoP proof (bearer downgrade refused)")
+        }
+        // Accepted bearer tokens are not bound to the key: the session is stored without it.
+        if !DPoPConfiguration.isBound(refreshed.response.tokenType) { proofKey = nil }
         var response = refreshed.response
         if let identity {
             do { response = try response.identified(as: identity) } catch { throw .invalidResponse(error.description) }
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
         let session: Session
-        switch await Self.storingSignIn(vault, response, biometricEnabled: biometricEnabled, serverClockOffset: offset, expected: expected) {
+        switch await Self.storingSignIn(vault, response, biometricEnabled: biometricEnabled, serverClockOffset: offset, expected: expected,
+                                        proofKey: proofKey) {
         case .success(let stored): session = stored
         case .failure(.staleSession):
             logger.info("sign-in dropped: another session was stored meanwhile", metadata: ["vault.operation": "signIn"])
@@ -76,9 +96,10 @@ extension ResumeManager {
 
     /// The conditional store as a value (a typed `catch` across actors trips the compiler).
     private static func storingSignIn(_ vault: Vault, _ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
-                                      expected: ExpectedCurrentSession) async -> Result<Session, VaultError> {
+                                      expected: ExpectedCurrentSession, proofKey: NewProofKey?) async -> Result<Session, VaultError> {
         do {
-            return .success(try await vault.store(response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset, onlyIf: expected))
+            return .success(try await vault.store(response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset,
+                                                  onlyIf: expected, proofKey: proofKey))
         } catch {
             return .failure(error)
         }

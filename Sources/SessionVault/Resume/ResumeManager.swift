@@ -47,6 +47,8 @@ public actor ResumeManager {
     var autoRefreshWake: AsyncStream<Void>.Continuation?
     /// Sign-ins in this process take turns (see `ResumeManager+SignIn.swift`).
     nonisolated let signInTurn = SignInTurn()
+    /// Sender-constrained sessions (DPoP); nil: bearer sessions, as before.
+    let dpop: DPoPConfiguration?
 
     /// A manager that owns the vault at `path`: it opens it on first use (`resume()`, `vault`,
     /// any call) and reopens it after a recovery wipe. Create one per process and keep it.
@@ -63,9 +65,12 @@ public actor ResumeManager {
     ///   - logger: where the vault and the manager log (never a token); silent by default.
     ///   - refreshWaitLimit: how long to wait for another process's refresh (seconds).
     ///   - backoff: the delays between failed refreshes.
+    ///   - dpop: sender-constrained sessions (DPoP, RFC 9449): proof keys and proofs on every
+    ///     token request; nil (the default) keeps bearer sessions.
     public init(path: String, keyProvider: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
                 policy: ResumePolicy = .standard, clock: @escaping @Sendable () -> Date = { Date() },
-                logger: Logger = Vault.silentLogger, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
+                logger: Logger = Vault.silentLogger, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(),
+                dpop: DPoPConfiguration? = nil) {
         self.path = path
         self.keyProvider = keyProvider
         self.refresher = refresher
@@ -75,13 +80,16 @@ public actor ResumeManager {
         self.logger = logger
         self.refreshWaitLimit = refreshWaitLimit
         self.backoff = backoff
+        self.dpop = dpop
     }
 
     /// A manager that borrows a vault the app opened (`Vault.open`): it uses that vault's
     /// policy, clock and logger, so they are given once, to `Vault.open`. After a recovery wipe
     /// the same `Vault` is reopened in place.
+    ///
+    /// `dpop`: sender-constrained sessions, as for `init(path:keyProvider:refresher:…)`.
     public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
-                refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff()) {
+                refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(), dpop: DPoPConfiguration? = nil) {
         self.path = vault.files.database
         self.keyProvider = nil
         self.openedVault = vault
@@ -92,6 +100,7 @@ public actor ResumeManager {
         self.logger = vault.logger
         self.refreshWaitLimit = refreshWaitLimit
         self.backoff = backoff
+        self.dpop = dpop
     }
 
     /// The vault this manager uses, opened if it is not open yet: the one place to store a
@@ -111,6 +120,9 @@ public actor ResumeManager {
 
     /// For the extensions in other files: the vault if it is open.
     func openedVaultForCall() -> Vault? { openedVault }
+
+    /// For the extensions in other files: the outcome of what the vault holds, no refresh.
+    func outcomeWithoutRefreshForCall(_ vault: Vault) async -> ResumeOutcome { await outcomeWithoutRefresh(vault) }
 
     /// For the extensions in other files: an error as an outcome (recovering when corrupted).
     func outcomeForError(_ error: any Error) async -> ResumeOutcome { await outcome(for: error) }
@@ -137,6 +149,8 @@ public actor ResumeManager {
     private func carryOut(_ path: ResumePath, in vault: Vault, attempt: Int) async -> ResumeOutcome {
         switch path {
         case .valid(let session):
+            // A session whose proof key is gone cannot use its access token either.
+            if case .stop(let outcome) = await sessionProof(for: session, in: vault) { return outcome }
             try? await vault.touch()
             return .home(session)
         case .missing(let reason):
@@ -308,6 +322,14 @@ public actor ResumeManager {
             logger.notice("refresh deferred by the server's rate limit", metadata: ["refresh.retryAfter": "\(wait)"])
             return .offline(current, retryAfter: wait)
         }
+        // The proof key first: a session whose key is gone sends nothing (its tokens are bound
+        // to that key), and the check is made under the lock, on the session about to refresh.
+        let prover: DPoPProver?
+        switch await sessionProof(for: current, in: vault) {
+        case .none: prover = nil
+        case .prover(let found): prover = found
+        case .stop(let outcome): return outcome
+        }
         // A mark left by a holder that died: the server may have spent the token already.
         let interrupted = current.refreshPendingSince != nil
         // Durable, and it takes the space the rotation will need: a full disk fails here, before
@@ -316,9 +338,13 @@ public actor ResumeManager {
         guard let token = try await vault.refreshToken() else { return await outcomeWithoutRefresh(vault) }
         let refreshed: RefreshedTokens
         do {
-            refreshed = try await refresher.refresh(using: token)
+            refreshed = try await refresher.refresh(using: token, prover: prover)
         } catch {
             return await settleFailedRefresh(vault, session: session, error: error, interrupted: interrupted)
+        }
+        guard acceptsTokenType(refreshed.response.tokenType, provedWith: prover) else {
+            // The server spent the bound refresh token and sent bearer ones the policy refuses.
+            return await endSession(vault, reason: .refreshRejected, sessionID: session.id, version: session.tokenVersion)
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
         let rotation = await Self.rotating(vault, refreshed, sessionID: session.id, version: session.tokenVersion, serverClockOffset: offset)
@@ -495,6 +521,7 @@ public actor ResumeManager {
     static func showsExpiredMessage(_ reason: MissingReason) -> Bool {
         switch reason {
         case .sessionExpired, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected, .refreshInterrupted: return true
+        case .proofKeyLost: return true
         case .neverSignedIn, .signedOut, .authRequired, .scopeRejected, .biometryChanged, .wipedAfterCorruption, .refreshedForAnotherSubject:
             return false
         }

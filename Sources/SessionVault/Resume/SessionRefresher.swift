@@ -4,4 +4,18 @@ public protocol SessionRefresher: Sendable {
     /// Sends the refresh token once. Implementations must not retry on their own: a rotating
     /// refresh token dies on second use, and retries are the `ResumeManager`'s decision.
     func refresh(using refreshToken: Token) async throws(RefreshError) -> RefreshedTokens
+
+    /// Sends the refresh token once with a DPoP proof made by `prover` (nil: none), as
+    /// `refresh(using:)` otherwise. The shipped refreshers put the proof in the `DPoP` header,
+    /// remember the server's `DPoP-Nonce` and retry once on `use_dpop_nonce`. The default ignores
+    /// the prover and calls `refresh(using:)`: the bearer tokens such a refresher brings back are
+    /// then reported as a downgrade (see `DPoPConfiguration.acceptsBearerDowngrade`).
+    func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens
+}
+
+extension SessionRefresher {
+    /// Ignores `prover`: a refresher that cannot send proofs.
+    public func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens {
+        try await refresh(using: refreshToken)
+    }
 }

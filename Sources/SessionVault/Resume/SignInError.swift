@@ -50,6 +50,8 @@ public enum SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// This authorization request was already completed (or abandoned): one request, one
     /// exchange.
     case authorizationAlreadyUsed
+    /// DPoP is on and the sign-in's proof key could not be made (nothing was sent).
+    case proofKey(ProofKeyError)
 
     public var description: String {
         switch self {
@@ -69,6 +71,7 @@ public enum SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         case .codeRejected: return "the authorization code was refused (invalid_grant)"
         case .idTokenRejected(let detail): return "ID token refused: \(detail)"
         case .authorizationAlreadyUsed: return "this authorization request was already completed"
+        case .proofKey(let error): return "no proof key for the sign-in: \(error)"
         }
     }
 

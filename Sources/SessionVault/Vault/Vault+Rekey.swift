@@ -120,7 +120,7 @@ extension Vault {
         }
     }
 
-    /// Re-seals every stored token of the attached copy under the new keys.
+    /// Re-seals every stored token (and proof key) of the attached copy under the new keys.
     private func resealTokens(_ connection: Connection, into fresh: VaultKeys) throws {
         let rows = try connection.prepare("SELECT \(SessionRecord.selectList) FROM rekeyed.sessions")
         try rows.bind([])
@@ -128,12 +128,18 @@ extension Vault {
         while try rows.step() {
             let record = try SessionRecord(reading: rows)
             let tokens = try record.openTokens(with: keys)
-            resealed.append(record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
-                                                           tokenVersion: record.session.tokenVersion, keys: fresh)))
+            var rekeyed = record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
+                                                         tokenVersion: record.session.tokenVersion, keys: fresh))
+            // The proof key stays the session's (the server bound its tokens to it): re-sealed,
+            // never replaced.
+            if let proofKey = try record.openProofKey(with: keys) {
+                rekeyed.sealedProofKey = SessionRecord.sealProofKey(proofKey, sessionID: record.session.id, keys: fresh)
+            }
+            resealed.append(rekeyed)
         }
         rows.reset()
         for record in resealed {
-            _ = try record.update(SessionRecord.tokenColumns, in: connection, schema: "rekeyed")
+            _ = try record.update(SessionRecord.tokenColumns + [.proofKey], in: connection, schema: "rekeyed")
         }
     }
 }

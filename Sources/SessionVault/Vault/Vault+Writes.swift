@@ -20,20 +20,24 @@ extension Vault {
     /// `store`, and with `expected` only while the current session is still the one it names
     /// (checked again inside the write transaction): a sign-in that began before another
     /// session was stored never replaces that newer one (`.staleSession`).
+    ///
+    /// With `proofKey` (a DPoP sign-in) the session's proof key is sealed into the same row, in
+    /// the same transaction: a session bound to a key never exists without it.
     func store(_ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
-               onlyIf expected: ExpectedCurrentSession?) throws(VaultError) -> Session {
+               onlyIf expected: ExpectedCurrentSession?, proofKey: NewProofKey? = nil) throws(VaultError) -> Session {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
         do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         try refreshIfChangedElsewhere()
         if let expected, !expected.matches(state.current?.session.id) { throw .staleSession }
-        if let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
+        if proofKey == nil, let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
            biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
             return current.session
         }
         let id = Hex.encode(Sodium.randomBytes(16))
         let sealed = SealedTokens(refresh: response.refreshToken, access: response.accessToken, sessionID: id, tokenVersion: 1, keys: keys)
+        let sealedProofKey = proofKey.map { SessionRecord.sealProofKey($0.stored, sessionID: id, keys: keys) }
         let biometric = biometricEnabled ?? state.biometricPreference
         let previous = state.current?.session.id
         let offset = serverClockOffset ?? state.serverClockOffset
@@ -55,7 +59,7 @@ extension Vault {
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
             // Whole milliseconds, as every time in a record is (see `SessionRecord`).
             let receipt = Date(unixMilliseconds: now.unixMilliseconds)
-            let session = Session(
+            var session = Session(
                 id: id, identity: identity, activeSubject: nil, tokenType: response.tokenType, scope: response.scope,
                 refreshTokenFingerprint: sealed.refreshFingerprint, accessTokenFingerprint: sealed.accessFingerprint,
                 accessExpiresAt: times.accessExpiresAt.map(Date.init(unixMilliseconds:)),
@@ -68,7 +72,10 @@ extension Vault {
                 try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(previous)])
                 try connection.run("DELETE FROM sessions WHERE id = ?", [.text(previous)])
             }
-            try SessionRecord(session: session, sealed: sealed, createdAt: receipt).insert(into: connection)
+            session.proofKeyThumbprint = proofKey?.thumbprint
+            var record = SessionRecord(session: session, sealed: sealed, createdAt: receipt)
+            record.sealedProofKey = sealedProofKey
+            try record.insert(into: connection)
             try connection.run("""
                 UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
                     server_clock_offset = ? WHERE singleton = 1

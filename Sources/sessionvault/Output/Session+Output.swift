@@ -25,6 +25,8 @@ extension Session {
             "refreshPendingSince": .time(refreshPendingSince),
             "biometricEnabled": .bool(biometricEnabled),
             "tokenVersion": .int(tokenVersion),
+            // The DPoP key's RFC 7638 thumbprint (the server's cnf.jkt); never the key.
+            "proofKeyThumbprint": .string(proofKeyThumbprint),
         ])
     }
 
@@ -41,6 +43,7 @@ extension Session {
         if let activeSubject { rows.append(["acting for", TextTable.Cell(activeSubject, .cyan)]) }
         rows.append(["refresh token", TextTable.Cell(Self.token(refreshTokenFingerprint, refreshExpiresAt, now: now))])
         rows.append(["access token", TextTable.Cell(Self.token(accessTokenFingerprint, accessExpiresAt, now: now))])
+        if let proofKeyThumbprint { rows.append(["bound to key", TextTable.Cell("DPoP jkt \(proofKeyThumbprint)")]) }
         rows.append(["signed in", TextTable.Cell(TimeFormat.describe(issuedAt, now: now))])
         rows.append(["last active", TextTable.Cell(TimeFormat.describe(lastActiveAt, now: now))])
         if let absoluteDeadline { rows.append(["deadline", TextTable.Cell(TimeFormat.describe(absoluteDeadline, now: now))]) }

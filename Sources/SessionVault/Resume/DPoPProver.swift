@@ -1,0 +1,66 @@
+import Foundation
+
+/// Makes DPoP proofs (RFC 9449) with one session's proof key: the compact JWS a request carries
+/// in its `DPoP` header.
+///
+/// Header `{"typ":"dpop+jwt","alg":"ES256","jwk":<public key>}`, claims `jti` (16 random bytes
+/// from libsodium, so no two proofs share one, in any process), `htm`, `htu` (the URL without
+/// query and fragment), `iat`, and `nonce` when the server gave one, `ath` when the request
+/// carries an access token. The shipped refreshers send one with every token request when the
+/// manager has a `DPoPConfiguration`; a custom `SessionRefresher` gets it in
+/// `refresh(using:prover:)`.
+public struct DPoPProver: Sendable {
+    let key: any ProofSigningKey
+    /// The key's RFC 7638 thumbprint (`jkt`): what the server binds the tokens to.
+    public let thumbprint: String
+    private let jwk: String
+    let nonces: DPoPNonceStore
+
+    /// nil when the key's public key is not a 64-byte P-256 point.
+    init?(key: any ProofSigningKey, nonces: DPoPNonceStore) {
+        let publicKey = key.publicKeyXY
+        guard let jwk = JWKThumbprint.canonicalJWK(publicKeyXY: publicKey),
+              let thumbprint = JWKThumbprint.thumbprint(publicKeyXY: publicKey) else { return nil }
+        self.key = key
+        self.jwk = jwk
+        self.thumbprint = thumbprint
+        self.nonces = nonces
+    }
+
+    /// A proof for one request.
+    ///
+    /// - Parameters:
+    ///   - method: the request's method (`htm`), e.g. `POST`.
+    ///   - url: the request's URL; `htu` is it without query and fragment.
+    ///   - accessToken: the access token the request carries (`Authorization: DPoP …`); its
+    ///     SHA-256 goes into `ath`. Nil for a token request.
+    /// - Returns: the value of the `DPoP` header.
+    public func proof(method: String, url: URL, accessToken: Token? = nil) throws(ProofKeyError) -> String {
+        var claims: [String] = [
+            #""jti":"\#(JWKThumbprint.base64URL(Sodium.randomBytes(16)))""#,
+            #""htm":"\#(JSONText.string(method))""#,
+            #""htu":"\#(JSONText.string(Self.targetURI(url)))""#,
+            #""iat":\#(Int64(Date().timeIntervalSince1970))"#,
+        ]
+        if let nonce = nonces.nonce(for: url) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
+        if let accessToken { claims.append(#""ath":"\#(accessToken.withRevealedBytes { JWKThumbprint.hash($0) })""#) }
+        let header = #"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(jwk)}"#
+        let signingInput = JWKThumbprint.base64URL(Array(header.utf8)) + "." + JWKThumbprint.base64URL(Array("{\(claims.joined(separator: ","))}".utf8))
+        let signature = try key.signature(for: Array(signingInput.utf8))
+        guard signature.count == 64 else { throw .failed("the key gave a \(signature.count)-byte signature, not ES256's 64") }
+        return signingInput + "." + JWKThumbprint.base64URL(signature)
+    }
+
+    /// Remembers a server's `DPoP-Nonce` for the next proofs to it (this process, in memory).
+    public func remember(nonce: String, for url: URL) {
+        nonces.remember(nonce, for: url)
+    }
+
+    /// `htu`: the URL without its query and fragment (RFC 9449 §4.2).
+    static func targetURI(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        components.query = nil
+        components.fragment = nil
+        return components.url?.absoluteString ?? url.absoluteString
+    }
+}
