@@ -26,8 +26,13 @@ extension SessionLayer {
             case .offline(let retryAfter), .unavailable(let retryAfter, _): throw APICallError.tryLater(after: retryAfter)
             }
             var request = URLRequest(url: url)
-            token.withRevealedBytes { bytes in
-                request.setValue("Bearer " + String(decoding: bytes, as: UTF8.self), forHTTPHeaderField: "Authorization")
+            let value = token.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            // A DPoP session signs each request with its key; a bearer session sends the token alone.
+            if let proof = try await manager.dpopProof(method: "GET", url: url, accessToken: token) {
+                request.setValue("DPoP " + value, forHTTPHeaderField: "Authorization")
+                request.setValue(proof, forHTTPHeaderField: "DPoP")
+            } else {
+                request.setValue("Bearer " + value, forHTTPHeaderField: "Authorization")
             }
             let (body, response) = try await URLSession.shared.data(for: request)
             guard let http = response as? HTTPURLResponse else { throw APICallError.failed(status: 0) }
@@ -36,6 +41,9 @@ extension SessionLayer {
             // API's answer, not a reason for another refresh.
             if retried { throw APICallError.failed(status: http.statusCode) }
             retried = true
+            // A DPoP server asking for its nonce: once more with it, no refresh.
+            if await manager.takeDPoPNonce(status: http.statusCode, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"),
+                                           dpopNonce: http.value(forHTTPHeaderField: "DPoP-Nonce"), for: url) { continue }
             // "invalid_token" or "JWT expired" refreshes once (.home: call again); "session
             // expired" ends the session. The failure is bound to the token this call sent.
             switch await manager.handleAPIFailure(status: http.statusCode, body: body,
