@@ -303,6 +303,10 @@ final class HistoryRun {
             return await forensicRead(index)
         case .readOnlyProcess:
             return await readOnlyProcess(index)
+        case .rekey:
+            return await rekey(index)
+        case .verify(let actor):
+            return await verify(index, actor: actor)
         case .diskFull(let actor, let free):
             return await diskFull(index, actor: actor, free: free)
         }

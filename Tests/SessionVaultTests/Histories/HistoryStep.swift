@@ -55,6 +55,12 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// The disk fills up to `free` bytes left, `actor` asks for a token, the disk is freed, and
     /// the same actor asks again.
     case diskFull(actor: Int, free: Int)
+    /// The app rotates its root key: the vault is rekeyed to a new key, which then takes the
+    /// old key's place in the key store (the key file's path, as a Keychain item is replaced);
+    /// the app restarts, the extensions go on with their open connections.
+    case rekey
+    /// `actor` runs a full integrity scan of the vault it has open.
+    case verify(actor: Int)
     /// An investigator runs the CLI (`resume --dry-run`, `inspect`, `verify`) on the live vault.
     case forensicRead
 
@@ -92,6 +98,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .killedInsideWrite(let signIn, let at):
             return "ext process \(signIn ? "storing a sign-in" : "refreshing") SIGKILLed after its durable file call \(at)"
         case .forensicRead: return "cli resume --dry-run, inspect, verify"
+        case .rekey: return "app rekeys to a new key, which replaces the old in the key store; app restarts"
+        case .verify(let actor): return "\(Self.name(actor)).verify"
         case .readOnlyProcess: return "ext process on a read-only mount of the vault's folder.backgroundAccessToken"
         case .diskFull(let actor, let free): return "disk full (\(free) B left): \(Self.name(actor)) token call; disk freed; again"
         case .damage(let damage): return "all stop; \(damage); all start"
@@ -126,7 +134,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<122, using: &rng)
+            let roll = Int.random(in: 0..<126, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -186,6 +194,10 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.forensicRead)
             case 116..<118:
                 steps.append(.readOnlyProcess)
+            case 122..<124:
+                steps.append(.rekey)
+            case 124..<126:
+                steps.append(.verify(actor: anyActor))
             case 118..<122:
                 steps.append(.diskFull(actor: anyActor, free: [0, 16384, 32768, 49152, 65536, 98304, 262_144][Int.random(in: 0..<7, using: &rng)]))
             default:
