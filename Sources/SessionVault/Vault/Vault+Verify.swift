@@ -19,6 +19,11 @@ extension Vault {
     /// - Throws: `.closed` after `close()`, `.unavailable` when the file is busy, other cases
     ///   for operational failures.
     public func verify() throws(VaultError) -> VerificationReport {
+        // The files first: another process may have replaced them (a rekey, a recovery) since
+        // this connection last looked, and a scan of the new file with this connection's old
+        // key reads every page as damaged. Reopened through the key provider, it scans what
+        // is there with the key that opens it.
+        try refreshIfChangedElsewhere()
         _ = try liveConnection()
         // The header on disk may be newer than ours when another process shares the vault.
         // Read it before the database: writers commit first and record the generation after.
