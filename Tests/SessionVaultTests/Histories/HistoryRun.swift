@@ -338,6 +338,9 @@ final class HistoryRun {
             return moved + "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
         }
         let live = server.isLive(family: family) && !model.lostRotation
+        // The stopped process's answer, decided on the server's truth before its request
+        // arrives: the server acts on the request at once (a reuse revokes the family then).
+        let stopWant = stop ? resolveRefresh(3) : nil
         let gate = ResponseGate()
         server.holdNextRefresh(gate)
         let child: TestHostProcess
@@ -356,11 +359,10 @@ final class HistoryRun {
             fail(index, "the extension process's refresh never reached the server: \(child.output)")
             return "no request"
         }
-        if stop {
+        if let want = stopWant {
             if !(await child.stop()) { fail(index, "the extension process did not stop") }
             gate.open()
             kill(child.processIdentifier, SIGCONT)
-            let want = resolveRefresh(3)
             let got = await childAnswer(index, child)
             return moved + "stopped, continued: " + check(index, got, want, before: before)
         }
