@@ -81,6 +81,28 @@ struct SessionDayTests {
 
     // MARK: 2. A clock moved back
 
+    /// Found by the session histories (issue 26, shrunk to three steps: a sign-in, the clock back
+    /// 83 minutes, the loop): the loop measured the token's age against the rolled-back clock,
+    /// took it for fresh and slept until its due time as that clock reads it, an hour and more
+    /// past its real expiry, while every background call refreshed once to re-anchor.
+    @Test("the auto-refresh loop takes no freshness from a clock moved back: one refresh re-anchors, then it sleeps (point 2)")
+    func autoRefreshAfterARollbackRefreshesOnce() async throws {
+        let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
+        try await signIn(server)
+        fixture.clock.advance(by: 600)
+        let manager = manager(server)
+        #expect(token(await manager.freshAccessToken()) == "A-0")
+        fixture.clock.advance(by: -5000)
+        let clock = SteppedClock(fixture.clock)
+        await manager.startAutoRefresh(clock: clock)
+        let next = try #require(await clock.waitForSleeper())
+        #expect(server.refreshCount == 1, "one refresh re-anchors the rolled-back clock: \(server.refreshCount)")
+        #expect(next == fixture.clock.now.addingTimeInterval(3300), "then asleep until the new token is due")
+        #expect(token(await manager.freshAccessToken()) == "A-1")
+        #expect(server.refreshCount == 1)
+        await manager.stopAutoRefresh()
+    }
+
     @Test("a clock set back an hour costs at most one refresh, not one per call (point 2)")
     func aRollbackCostsOneRefresh() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)

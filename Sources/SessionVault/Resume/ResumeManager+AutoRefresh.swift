@@ -81,7 +81,7 @@ extension ResumeManager {
                 await waitForWake(vault) { vault in (try? await vault.currentSession()) != nil }
                 continue
             }
-            if let due = policy.automaticRefreshDue(for: session), clock.now() < due {
+            if !(await mustRefreshNow(vault, session, now: clock.now())), let due = policy.automaticRefreshDue(for: session), clock.now() < due {
                 // Slept in this task, with no helper task to schedule: on a busy 2-core machine a
                 // watcher task waited long for a thread. A change meanwhile (a sign-out, another
                 // process's refresh) is seen when it wakes: it decides again then.
@@ -102,6 +102,18 @@ extension ResumeManager {
             }
             do { try await clock.sleep(until: clock.now().addingTimeInterval(max(0.05, retryAfter))) } catch { return }
         }
+    }
+
+    /// Whether the loop refreshes now whatever the token's times say, as a background call
+    /// would: the clock is behind what the vault already saw (a clock moved back measures no
+    /// freshness; the one refresh re-anchors it), or a refresh was interrupted (another process
+    /// died inside it and the token may be spent). A vault that cannot be read now says neither.
+    private func mustRefreshNow(_ vault: Vault, _ session: Session, now: Date) async -> Bool {
+        guard case .session(let current, let lastWallClock, _)? = try? await vault.snapshot(), current.id == session.id else { return false }
+        if current.refreshPendingSince != nil { return true }
+        var rules = policy
+        rules.idleTimeout = nil
+        return ResumeDecision.clockMovedBack(lastWallClock: lastWallClock, lastActiveAt: current.lastActiveAt, now: now, policy: rules)
     }
 
     /// Waits for a sign-in, an unlock or a launch that reaches home: a vault change (here or in

@@ -305,6 +305,8 @@ final class HistoryRun {
             return await readOnlyProcess(index)
         case .rekey:
             return await rekey(index)
+        case .autoRefresh:
+            return await autoRefresh(index)
         case .verify(let actor):
             return await verify(index, actor: actor)
         case .diskFull(let actor, let free):

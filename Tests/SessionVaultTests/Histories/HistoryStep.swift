@@ -59,6 +59,9 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// old key's place in the key store (the key file's path, as a Keychain item is replaced);
     /// the app restarts, the extensions go on with their open connections.
     case rekey
+    /// The app's auto-refresh loop runs (its clock the device's) until it settles: asleep until
+    /// its next deadline, or waiting for a sign-in or an unlock; then it is stopped.
+    case autoRefresh
     /// `actor` runs a full integrity scan of the vault it has open.
     case verify(actor: Int)
     /// An investigator runs the CLI (`resume --dry-run`, `inspect`, `verify`) on the live vault.
@@ -98,6 +101,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .killedInsideWrite(let signIn, let at):
             return "ext process \(signIn ? "storing a sign-in" : "refreshing") SIGKILLed after its durable file call \(at)"
         case .forensicRead: return "cli resume --dry-run, inspect, verify"
+        case .autoRefresh: return "app auto-refresh loop runs until it settles, then stops"
         case .rekey: return "app rekeys to a new key, which replaces the old in the key store; app restarts"
         case .verify(let actor): return "\(Self.name(actor)).verify"
         case .readOnlyProcess: return "ext process on a read-only mount of the vault's folder.backgroundAccessToken"
@@ -134,7 +138,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<126, using: &rng)
+            let roll = Int.random(in: 0..<130, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -194,6 +198,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.forensicRead)
             case 116..<118:
                 steps.append(.readOnlyProcess)
+            case 126..<130:
+                steps.append(.autoRefresh)
             case 122..<124:
                 steps.append(.rekey)
             case 124..<126:
