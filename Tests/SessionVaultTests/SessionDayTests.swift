@@ -306,6 +306,26 @@ struct SessionDayTests {
         #expect(server.refreshCount == 1 && server.reuseCount == 0)
     }
 
+    /// Found by the session histories (issue 26, shrunk to two steps: the loop started and
+    /// stopped at the login screen, then started again): the stopped loop's wait, ending after
+    /// the new loop had begun its own, cleared the new loop's wake-up, so an unlock or a launch
+    /// that reached home could no longer set it going (only a change in the file still could).
+    @Test("a loop started again right after a stop keeps its own wake-up (point 15)")
+    func aRestartedLoopKeepsItsWakeUp() async throws {
+        let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
+        let clock = SteppedClock(fixture.clock)
+        let manager = manager(server)
+        for round in 1...10 {
+            await manager.startAutoRefresh(clock: clock)
+            #expect(await manager.waitUntilAutoRefreshWaitsForWake(timeout: 10), "round \(round): the loop does not wait for a wake")
+            // Past the wait the loop's wake-up must stay while it runs.
+            let stillThere = await manager.autoRefreshWake != nil
+            #expect(stillThere, "round \(round)")
+            await manager.stopAutoRefresh()
+        }
+        #expect(server.refreshCount == 0)
+    }
+
     // MARK: 16. Events for a UI
 
     @Test("session events: initial session, refresh, sign-out with its cause, sign-in (point 16)")

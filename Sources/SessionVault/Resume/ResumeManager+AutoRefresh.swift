@@ -24,7 +24,7 @@ extension ResumeManager {
         autoRefreshGeneration &+= 1
         let generation = autoRefreshGeneration
         autoRefresh = Task { [weak self] in
-            await self?.runAutoRefresh(clock: clock)
+            await self?.runAutoRefresh(clock: clock, generation: generation)
             await self?.autoRefreshEnded(generation)
         }
     }
@@ -58,7 +58,7 @@ extension ResumeManager {
         if case .home = outcome { autoRefreshWake?.yield() }
     }
 
-    private func runAutoRefresh(clock: any AutoRefreshClock) async {
+    private func runAutoRefresh(clock: any AutoRefreshClock, generation: UInt64) async {
         while !Task.isCancelled {
             let vault: Vault
             do {
@@ -78,7 +78,7 @@ extension ResumeManager {
             }
             guard let session = current else {
                 logger.debug("auto-refresh waits for a sign-in")
-                await waitForWake(vault) { vault in (try? await vault.currentSession()) != nil }
+                await waitForWake(vault, generation: generation) { vault in (try? await vault.currentSession()) != nil }
                 continue
             }
             if !(await mustRefreshNow(vault, session, now: clock.now())), let due = policy.automaticRefreshDue(for: session), clock.now() < due {
@@ -97,7 +97,7 @@ extension ResumeManager {
                 retryAfter = delay
             case .login, .locked:
                 logger.debug("auto-refresh waits: the session ended or needs an unlock")
-                await waitForWake(vault) { _ in false }
+                await waitForWake(vault, generation: generation) { _ in false }
                 continue
             }
             do { try await clock.sleep(until: clock.now().addingTimeInterval(max(0.05, retryAfter))) } catch { return }
@@ -119,13 +119,16 @@ extension ResumeManager {
     /// Waits for a sign-in, an unlock or a launch that reaches home: a vault change (here or in
     /// another process) or a wake from this manager. `ready` is asked once after the watch
     /// begins, so a change made just before is not missed.
-    private func waitForWake(_ vault: Vault, ready: @escaping @Sendable (Vault) async -> Bool) async {
+    /// `generation` is the loop's own: a loop stopped (and perhaps replaced by a new one) neither
+    /// installs its wake-up nor, on its way out, clears the one the new loop installed.
+    private func waitForWake(_ vault: Vault, generation: UInt64, ready: @escaping @Sendable (Vault) async -> Bool) async {
+        guard !Task.isCancelled, generation == autoRefreshGeneration else { return }
         let (wakes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         autoRefreshWake?.finish()
         autoRefreshWake = continuation
         defer {
             continuation.finish()
-            autoRefreshWake = nil
+            if generation == autoRefreshGeneration { autoRefreshWake = nil }
         }
         let events = await vault.events()
         if await ready(vault) { return }
