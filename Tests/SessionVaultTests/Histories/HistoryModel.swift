@@ -66,6 +66,12 @@ struct HistoryModel {
     var behindFamily: Int?
     /// Whether the vault holds the pair before the server's newest of the model's family.
     var vaultBehind: Bool { lostRotation || (behindFamily != nil && behindFamily == family) }
+    /// A process was killed inside a write since the last sign-in: its commit frame may be in
+    /// the write-ahead log while the shared index the live connections read never recorded it.
+    /// The live connections (and every process that opens beside them) do not see that
+    /// transaction, and their next write overwrites it; a copy of the files without the index
+    /// (the CLI's private copy) rebuilds the index from the log and does see it, until then.
+    var tornWrite = false
     /// A stopped process holds the refresh lock with a rotation the server issued and nobody
     /// stored yet: the vault holds the previous pair, and no other actor may refresh.
     var heldRotation = false

@@ -257,6 +257,8 @@ final class HistoryRun {
             model.receivedAt = now
             model.wipeAllowed = nil
             model.lostRotation = false
+            // A live connection's commit: the log's index now holds all there is.
+            model.tornWrite = false
             return "stored"
         case .signOut(let actor, let scope):
             return await signOut(index, actor: actor, scope: scope)
