@@ -27,7 +27,7 @@ extension ResumeManager {
         }
         guard let stored, stored.sessionID == session.id else { return .stop(await outcomeWithoutRefreshForCall(vault)) }
         guard let storedForm = stored.stored else {
-            return .stop(await proofKeyLost(vault, session: session, detail: "the vault holds no proof key for the session"))
+            return .stop(await proofKeyLost(vault, session: session, detail: "the vault holds no proof key for the session that opens"))
         }
         let key: any ProofSigningKey
         do {

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import SessionVault
+import SessionVaultTestSupport
+
+/// The DPoP review's defects, each against Tests/Servers/dpop/serve.py: a proof key that does not
+/// open is lost, not corruption; a manager without DPoP never spends a bound session's tokens as
+/// bearer ones; a valid session whose key is gone hands out no token.
+@Suite("DPoP review: key seals, managers without DPoP, valid sessions without their key", .serialized, .timeLimit(.minutes(3)))
+struct DPoPReviewTests {
+    let fixture = TestVault()
+
+    func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration()) -> ResumeManager {
+        var policy = ResumePolicy.standard
+        policy.idleTimeout = nil
+        return ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
+                             refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
+                             policy: policy, clock: fixture.clock.function, dpop: dpop)
+    }
+
+    /// A raw SQLCipher connection with the vault's own key (what another library version, or a
+    /// copy put together from two files, writes with).
+    func rawConnection() throws -> Connection {
+        let keyFile = KeyFileProvider(path: fixture.path + ".key")
+        let keys = try VaultKeys(root: keyFile.rootKey(recorded: .stored, create: false).bytes)
+        return try Connection.keyed(fixture.path, keys: keys)
+    }
+
+    @Test("migration 8 marks the vault readable by schema 8 and later: an older library sets it aside instead of writing it")
+    func proofKeysRaiseTheFormatMarker() async throws {
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            await (try manager.vault).close()
+            let raw = try rawConnection()
+            defer { _ = raw.close() }
+            #expect(try raw.scalarInt("SELECT readable_since FROM vault_format WHERE singleton = 1") == 8)
+        }
+    }
+
+    @Test("a proof_key seal that does not open (an older library's rekey, garbage) is a lost key: proofKeyLost, no wipe, nothing sent")
+    func unopenableProofKeyIsLostNotCorrupt() async throws {
+        try await DPoPTestServer.with { server in
+            let signedIn = manager(server)
+            _ = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            await (try signedIn.vault).close()
+            do {
+                let raw = try rawConnection()
+                // Sealed under some other field key: what an older library's rekey leaves.
+                let otherKeys = try VaultKeys(root: try SecretBytes.random(count: 32))
+                let stored = try SecretBytes.random(count: 32)
+                let sessionID = try #require(try raw.scalarText("SELECT id FROM sessions LIMIT 1"))
+                try raw.run("UPDATE sessions SET proof_key = ?", [.blob(SessionRecord.sealProofKey(stored, sessionID: sessionID, keys: otherKeys))])
+                #expect(raw.changes == 1)
+                _ = raw.close()
+            }
+            let before = try await server.log().count
+            let reopened = manager(server)
+            #expect(await reopened.resume() == .login(reason: .proofKeyLost(subject: DPoPTestServer.subject), showExpiredMessage: true))
+            #expect(Vault.tombstone(at: fixture.path) == nil, "not wiped")
+            #expect(try await server.log().count == before, "nothing sent")
+        }
+    }
+}
