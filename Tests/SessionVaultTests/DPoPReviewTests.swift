@@ -61,4 +61,39 @@ struct DPoPReviewTests {
             #expect(try await server.log().count == before, "nothing sent")
         }
     }
+
+    @Test("a valid session whose proof key is gone hands out no token: sessionEnded(proofKeyLost), nothing sent")
+    func validSessionWithoutItsKeyHandsOutNoToken() async throws {
+        try await DPoPTestServer.with { server in
+            let keys = TemporaryDirectory()
+            let provider = HeldOutsideProofKeyProvider(directory: keys.path)
+            let signedIn = manager(server, dpop: DPoPConfiguration(keyProvider: provider))
+            _ = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            await (try signedIn.vault).close()
+            for name in try FileManager.default.contentsOfDirectory(atPath: keys.path) {
+                try FileManager.default.removeItem(atPath: keys.path + "/" + name)
+            }
+            let before = try await server.log().count
+            let background = manager(server, dpop: DPoPConfiguration(keyProvider: provider))
+            let outcome = await background.backgroundAccessToken()
+            guard case .sessionEnded(.proofKeyLost(let subject), _) = outcome else { Issue.record("no token without the key: \(outcome)"); return }
+            #expect(subject == DPoPTestServer.subject)
+            #expect(try await server.log().count == before)
+        }
+    }
+
+    @Test("freshAccessToken on a valid session whose key is gone: sessionEnded(proofKeyLost)")
+    func freshTokenWithoutItsKey() async throws {
+        try await DPoPTestServer.with { server in
+            let keys = TemporaryDirectory()
+            let provider = HeldOutsideProofKeyProvider(directory: keys.path)
+            let signedIn = manager(server, dpop: DPoPConfiguration(keyProvider: provider))
+            _ = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            for name in try FileManager.default.contentsOfDirectory(atPath: keys.path) {
+                try FileManager.default.removeItem(atPath: keys.path + "/" + name)
+            }
+            let outcome = await signedIn.freshAccessToken()
+            guard case .sessionEnded(.proofKeyLost, _) = outcome else { Issue.record("no token without the key: \(outcome)"); return }
+        }
+    }
 }

@@ -264,7 +264,11 @@ public actor ResumeManager {
     /// alive is valid again: no network call is needed for it.
     /// Runs inside a flight: must not start another one (it would wait on itself).
     private func performRefreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
-        if case .valid(let current)? = try? await vault.resumePath() { return .home(current) }
+        if case .valid(let current)? = try? await vault.resumePath() {
+            // Valid again, but a DPoP session only with its key (as `carryOut` checks).
+            if case .stop(let stopped) = await sessionProof(for: current, in: vault) { return stopped }
+            return .home(current)
+        }
         return await performRefresh(expected: session)
     }
 
