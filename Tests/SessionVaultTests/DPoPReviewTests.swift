@@ -62,6 +62,39 @@ struct DPoPReviewTests {
         }
     }
 
+    @Test("a manager without a DPoPConfiguration on a DPoP-bound session: unavailable for tokens and refreshes, no proof, nothing sent")
+    func managerWithoutDPoPNeverSendsABoundToken() async throws {
+        try await DPoPTestServer.with { server in
+            let signedIn = manager(server)
+            let session = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            #expect(session.proofKeyThumbprint != nil)
+            await (try signedIn.vault).close()
+            let before = try await server.log().count
+
+            let plain = manager(server, dpop: nil)
+            let valid = await plain.freshAccessToken()
+            guard case .unavailable(_, let detail) = valid else { Issue.record("no bound token handed out as bearer: \(valid)"); return }
+            #expect(detail.contains("DPoP-bound") && detail.contains("DPoPConfiguration"), "\(detail)")
+            let someToken = try Token("x")
+            do throws(ProofKeyError) {
+                let proof = try await plain.dpopProof(method: "GET", url: server.resourceURL, accessToken: someToken)
+                Issue.record("a bound session without DPoP is not a bearer one: \(String(describing: proof))")
+            } catch {
+                guard case .unavailable = error else { Issue.record("\(error)"); return }
+            }
+            fixture.clock.advance(by: 7200)
+            let refreshed = await plain.refreshNow()
+            guard case .unavailable = refreshed else { Issue.record("no refresh without a proof: \(refreshed)"); return }
+            let background = await plain.backgroundAccessToken()
+            guard case .unavailable = background else { Issue.record("\(background)"); return }
+            #expect(try await server.log().count == before, "nothing sent")
+            // The session is intact: the manager with DPoP goes on with it.
+            await (try plain.vault).close()
+            guard case .home(let home) = await manager(server).refreshNow() else { Issue.record("the DPoP manager refreshes"); return }
+            #expect(home.tokenVersion == 2)
+        }
+    }
+
     @Test("a valid session whose proof key is gone hands out no token: sessionEnded(proofKeyLost), nothing sent")
     func validSessionWithoutItsKeyHandsOutNoToken() async throws {
         try await DPoPTestServer.with { server in
