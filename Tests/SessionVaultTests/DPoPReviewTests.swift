@@ -129,4 +129,20 @@ struct DPoPReviewTests {
             guard case .sessionEnded(.proofKeyLost, _) = outcome else { Issue.record("no token without the key: \(outcome)"); return }
         }
     }
+
+    @Test("the software provider: only bytes that are no P-256 key are lost; a valid scalar opens")
+    func softwareProviderLosesOnlyUndecodableKeys() async throws {
+        let provider = SoftwareProofKeyProvider()
+        let made = try await provider.makeKey()
+        let found = try await provider.key(fromStored: try made.storedForm())
+        #expect(found.publicKeyXY == made.publicKeyXY)
+        var zeros = [UInt8](repeating: 0, count: 32)
+        let zeroScalar = try SecretBytes(consuming: &zeros)
+        do throws(ProofKeyError) {
+            _ = try await provider.key(fromStored: zeroScalar)
+            Issue.record("the zero scalar is no P-256 key")
+        } catch {
+            guard case .lost = error else { Issue.record("\(error)"); return }
+        }
+    }
 }
