@@ -145,4 +145,27 @@ struct DPoPReviewTests {
             guard case .lost = error else { Issue.record("\(error)"); return }
         }
     }
+
+    @Test("sign-out of a DPoP session ends it at the server: the logout carries DPoP <token> and a proof, a dead token is refreshed with the key first")
+    func signOutEndsTheBoundSessionAtTheServer() async throws {
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            let live = try await manager.signOut()
+            #expect(live.server == .ended, "\(live.server)")
+            var logouts = try await server.log().filter { $0.path == "/auth/v1/logout" }
+            #expect(logouts.map(\.status) == [204] && logouts.allSatisfy(\.proof), "\(logouts)")
+
+            // The access token dead by the device's clock: refreshed (with the key) for the logout.
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            fixture.clock.advance(by: 7200)
+            let dead = try await manager.signOut()
+            #expect(dead.server == .ended, "\(dead.server)")
+            let requests = try await server.log()
+            logouts = requests.filter { $0.path == "/auth/v1/logout" }
+            #expect(logouts.map(\.status) == [204, 204], "\(logouts)")
+            let lastRefresh = try #require(requests.last { $0.grant == "refresh_token" })
+            #expect(lastRefresh.status == 200 && lastRefresh.proof)
+        }
+    }
 }

@@ -14,6 +14,8 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
   GET  /authorize?...code_challenge (S256)...    -> {"redirect": "<redirect_uri>?code=…&state=…"} (consent without a browser)
   POST /oauth/token   form: authorization_code (PKCE checked) or refresh_token, as RFC 6749
   GET  /resource   Authorization: DPoP <access token>, DPoP: proof with ath
+  POST /auth/v1/logout?scope=…  Authorization: DPoP <access token>, DPoP: proof with ath -> 204, the
+                   session (every token bound to that key) ended; Bearer, or a bad proof: 401
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
 Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
 --resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
@@ -202,6 +204,8 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = {}
         entry = self.entry(grant)
+        if split.path == "/auth/v1/logout":
+            return self.logout(entry)
         if split.path not in ("/auth/v1/token", "/oauth/token"):
             return self.answer(404, {"error": "not_found"}, entry)
         try:
@@ -239,6 +243,38 @@ class Handler(BaseHTTPRequestHandler):
             "expires_in": options.access_seconds,
             "user": {"id": SUBJECT, "email": EMAIL},
         }, entry)
+
+
+    def logout(self, entry):
+        """GoTrue's logout, for a DPoP-bound session: the access token as `DPoP`, with a proof
+        (htm POST, htu the logout URL, ath) by the key it is bound to, checked by jwcrypto as the
+        token endpoint's. Ends the session: every token bound to that key is revoked."""
+        authorization = self.headers.get("Authorization", "")
+        if not authorization.startswith("DPoP "):
+            return self.answer(401, {"error": "invalid_token", "error_description": "a DPoP-bound token must be sent as DPoP"}, entry,
+                               [("WWW-Authenticate", 'DPoP error="invalid_token"')])
+        token = authorization[5:]
+        try:
+            jkt, _ = verify_proof(self, "POST", access_token=token, nonce=server_nonce if options.require_nonce else None)
+        except ProofError as error:
+            return self.answer(401, {"error": error.error, "error_description": error.detail}, entry,
+                               [("WWW-Authenticate", 'DPoP error="%s"' % error.error)])
+        with lock:
+            if token not in access_tokens or access_tokens[token] != jkt:
+                return self.answer(401, {"error": "invalid_token", "error_description": "token unknown or bound to another key"}, entry)
+            for refresh, record in refresh_tokens.items():
+                if record["jkt"] == jkt:
+                    record["used"] = True
+            for access in [a for a, bound in access_tokens.items() if bound == jkt]:
+                del access_tokens[access]
+        entry["status"] = 204
+        with lock:
+            log.append(entry)
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        self.end_headers()
 
 
 def _payload(proof):
