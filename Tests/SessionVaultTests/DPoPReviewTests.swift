@@ -168,4 +168,24 @@ struct DPoPReviewTests {
             #expect(lastRefresh.status == 200 && lastRefresh.proof)
         }
     }
+
+    @Test("verify() opens the proof_key seal: one that does not open is a finding of its session, recordAuthenticationFailed")
+    func verifyOpensTheProofKeySeal() async throws {
+        try await DPoPTestServer.with { server in
+            let signedIn = manager(server)
+            let session = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            #expect(try await signedIn.vault.verify().intact)
+            await (try signedIn.vault).close()
+            do {
+                let raw = try rawConnection()
+                try raw.run("UPDATE sessions SET proof_key = randomblob(80)")
+                #expect(raw.changes == 1)
+                _ = raw.close()
+            }
+            let vault = try Vault.open(at: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"), clock: fixture.clock.function, create: false)
+            let report = try await vault.verify()
+            #expect(report.findings.map(\.kind) == [.recordAuthenticationFailed], "\(report.findings)")
+            #expect(report.findings.first?.sessionID == session.id && report.findings.first?.detail.contains("proof_key") == true)
+        }
+    }
 }
