@@ -188,4 +188,21 @@ struct DPoPReviewTests {
             #expect(report.findings.first?.sessionID == session.id && report.findings.first?.detail.contains("proof_key") == true)
         }
     }
+
+    @Test("htu is the absolute URL without query, fragment, userinfo and default port, scheme and host lowercased; a relative URL's proof is accepted")
+    func htuIsTheAbsoluteTargetURI() async throws {
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        #expect(DPoPProver.targetURI(try #require(URL(string: "items/7?full=1#top", relativeTo: base))) == "https://api.example.com/v1/items/7")
+        #expect(DPoPProver.targetURI(try #require(URL(string: "HTTPS://user:secret@API.Example.COM:443/a?q=1"))) == "https://api.example.com/a")
+        #expect(DPoPProver.targetURI(try #require(URL(string: "http://Example.com:80/x"))) == "http://example.com/x")
+        #expect(DPoPProver.targetURI(try #require(URL(string: "http://example.com:8080/x"))) == "http://example.com:8080/x")
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            let relative = try #require(URL(string: "resource?page=2", relativeTo: server.baseURL))
+            let proof = try #require(try await manager.dpopProof(method: "GET", url: relative, accessToken: accessToken))
+            #expect(try await server.getResource(accessToken: accessToken, proof: proof).status == 200, "the server's htu check (jwcrypto-verified proof)")
+        }
+    }
 }

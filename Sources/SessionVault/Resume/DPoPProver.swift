@@ -56,11 +56,23 @@ public struct DPoPProver: Sendable {
         nonces.remember(nonce, for: url)
     }
 
-    /// `htu`: the URL without its query and fragment (RFC 9449 §4.2).
+    /// `htu`: the URL without its query and fragment (RFC 9449 §4.2), as the server compares it
+    /// (RFC 3986 §6.2.2-6.2.3 normalization): absolute (a URL relative to a base is resolved
+    /// first, its relative part alone names no resource), scheme and host lowercased, no
+    /// userinfo (never in a signed claim), no port when it is the scheme's default.
     static func targetURI(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        let absolute = url.absoluteURL
+        guard var components = URLComponents(url: absolute, resolvingAgainstBaseURL: true) else { return absolute.absoluteString }
         components.query = nil
         components.fragment = nil
-        return components.url?.absoluteString ?? url.absoluteString
+        components.user = nil
+        components.password = nil
+        let scheme = components.scheme?.lowercased()
+        components.scheme = scheme
+        components.host = components.host?.lowercased()
+        if let port = components.port, (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+            components.port = nil
+        }
+        return components.url?.absoluteString ?? absolute.absoluteString
     }
 }
