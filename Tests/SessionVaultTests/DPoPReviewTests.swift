@@ -205,4 +205,21 @@ struct DPoPReviewTests {
             #expect(try await server.getResource(accessToken: accessToken, proof: proof).status == 200, "the server's htu check (jwcrypto-verified proof)")
         }
     }
+
+    @Test("an accepted bearer downgrade on refresh clears the proof key: the session is a bearer one, its next refresh carries no proof")
+    func acceptedDowngradeOnRefreshClearsTheKey() async throws {
+        try await DPoPTestServer.with(["--downgrade-refresh"]) { server in
+            let manager = manager(server, dpop: DPoPConfiguration(acceptsBearerDowngrade: true))
+            let session = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            #expect(session.tokenType == "DPoP" && session.proofKeyThumbprint != nil)
+            guard case .home(let downgraded) = await manager.refreshNow() else { Issue.record("the downgraded refresh is accepted"); return }
+            #expect(downgraded.tokenType == "Bearer" && downgraded.proofKeyThumbprint == nil, "\(downgraded)")
+            let key = try await manager.vault.currentProofKey()
+            #expect(key?.thumbprint == nil && key?.stored == nil, "the key gone with the binding")
+            guard case .home(let next) = await manager.refreshNow() else { Issue.record("the bearer session refreshes"); return }
+            #expect(next.tokenVersion == 3)
+            let last = try #require(try await server.tokenRequests().last)
+            #expect(last.status == 200 && !last.proof, "a bearer session signs nothing")
+        }
+    }
 }

@@ -19,7 +19,8 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
 Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
 --resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
-token_type Bearer), --access-seconds N.
+token_type Bearer), --downgrade-refresh (sign-ins bound, a refresh answered with unbound Bearer
+tokens, which are refreshed without a proof afterwards), --access-seconds N.
 """
 import argparse
 import hashlib
@@ -208,10 +209,15 @@ class Handler(BaseHTTPRequestHandler):
             return self.logout(entry)
         if split.path not in ("/auth/v1/token", "/oauth/token"):
             return self.answer(404, {"error": "not_found"}, entry)
-        try:
-            jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
-        except ProofError as error:
-            return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
+        with lock:
+            unbound = grant == "refresh_token" and refresh_tokens.get(body.get("refresh_token"), {}).get("jkt", "") is None
+        if unbound and self.headers.get("DPoP") is None:
+            jkt = None  # a bearer refresh token (after --downgrade-refresh): no proof needed
+        else:
+            try:
+                jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
+            except ProofError as error:
+                return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
         if grant == "password":
             if body.get("email") != EMAIL or body.get("password") != PASSWORD:
                 return self.answer(400, {"error": "invalid_grant", "error_description": "Invalid login credentials"}, entry)
@@ -234,12 +240,15 @@ class Handler(BaseHTTPRequestHandler):
         else:
             return self.answer(400, {"error": "unsupported_grant_type"}, entry)
         access, refresh = "at-" + secrets.token_urlsafe(24), "rt-" + secrets.token_urlsafe(24)
+        bearer = options.downgrade or (options.downgrade_refresh and grant == "refresh_token")
+        if bearer and options.downgrade_refresh:
+            jkt = None  # the tokens are not bound: what a real downgrade issues
         with lock:
             access_tokens[access] = jkt
             refresh_tokens[refresh] = {"jkt": jkt, "used": False}
         return self.answer(200, {
             "access_token": access, "refresh_token": refresh,
-            "token_type": "Bearer" if options.downgrade else "DPoP",
+            "token_type": "Bearer" if bearer else "DPoP",
             "expires_in": options.access_seconds,
             "user": {"id": SUBJECT, "email": EMAIL},
         }, entry)
@@ -289,6 +298,7 @@ def main():
     parser.add_argument("--require-nonce", action="store_true")
     parser.add_argument("--resource-nonce", action="store_true")
     parser.add_argument("--downgrade", action="store_true")
+    parser.add_argument("--downgrade-refresh", action="store_true")
     parser.add_argument("--access-seconds", type=int, default=3600)
     options = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
