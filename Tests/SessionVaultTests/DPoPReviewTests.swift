@@ -222,4 +222,45 @@ struct DPoPReviewTests {
             #expect(last.status == 200 && !last.proof, "a bearer session signs nothing")
         }
     }
+
+    @Test("the nonce retry: only for a nonce that can be sent and differs from the one sent; use_dpop_nonce read from a DPoP challenge's error, not anywhere")
+    func nonceRetryOnlyForANewUsableNonce() async throws {
+        // The same nonce refused again: one retry for the first refusal (no nonce was sent), none
+        // when the refused request carried that nonce already.
+        try await DPoPTestServer.with(["--stuck-nonce"]) { (server) async throws in
+            let manager = manager(server)
+            for _ in 0..<2 {
+                do throws(SignInError) {
+                    _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+                    Issue.record("the server refuses every request")
+                } catch {}
+            }
+            let requests = try await server.tokenRequests()
+            #expect(requests.map(\.status) == [400, 400, 400], "\(requests)")
+            #expect(requests.map(\.nonce) == [nil, requests[1].nonce, requests[1].nonce] && requests[1].nonce != nil)
+        }
+        // A nonce that cannot go into a proof: no retry that would send the same proof again.
+        try await DPoPTestServer.with(["--require-nonce", "--bad-nonce"]) { (server) async throws in
+            let manager = manager(server)
+            do throws(SignInError) {
+                _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+                Issue.record("the nonce cannot be sent")
+            } catch {}
+            #expect(try await server.tokenRequests().count == 1)
+        }
+        // A resource's challenge: the DPoP scheme's error parameter, among other challenges.
+        try await DPoPTestServer.with { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            let url = server.resourceURL
+            #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce""#, dpopNonce: "n-1", for: url))
+            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: "n-1", for: url),
+                    "the nonce the proof carried already")
+            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, dpopNonce: "n-2", for: url))
+            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="invalid_token", error_description="not use_dpop_nonce""#,
+                                                 dpopNonce: "n-3", for: url))
+            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: #"bad "nonce""#, for: url))
+            #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"dpop error=use_dpop_nonce"#, dpopNonce: "n-4", for: url))
+        }
+    }
 }

@@ -23,9 +23,12 @@ final class DPoPNonceStore: @unchecked Sendable {
 
     /// Remembers `nonce` for `url`'s server. A nonce is a server's opaque value; one that is not
     /// printable ASCII or longer than 1 KiB is ignored (it would go into a signed JSON string).
-    func remember(_ nonce: String, for url: URL) {
-        guard !nonce.isEmpty, nonce.utf8.count <= 1024, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" }) else { return }
+    /// - Returns: whether it was taken (a proof can carry it now).
+    @discardableResult
+    func remember(_ nonce: String, for url: URL) -> Bool {
+        guard !nonce.isEmpty, nonce.utf8.count <= 1024, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" }) else { return false }
         let origin = Self.origin(of: url)
         lock.withLock { nonces[origin] = nonce }
+        return true
     }
 }

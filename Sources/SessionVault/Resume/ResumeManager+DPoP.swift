@@ -117,9 +117,13 @@ extension ResumeManager {
     ///   - dpopNonce: its `DPoP-Nonce` header.
     ///   - url: the request's URL (the nonce belongs to its server).
     /// - Returns: true when the request should be retried once with a new proof.
+    ///
+    /// No retry for a nonce a proof cannot carry, or for the nonce remembered already (the proof
+    /// that was refused carried it: the same request again would be refused again).
     public func takeDPoPNonce(status: Int, wwwAuthenticate: String?, dpopNonce: String?, for url: URL) -> Bool {
         guard let dpop, let dpopNonce else { return false }
-        dpop.nonces.remember(dpopNonce, for: url)
+        let previous = dpop.nonces.nonce(for: url)
+        guard dpop.nonces.remember(dpopNonce, for: url), dpopNonce != previous else { return false }
         return HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
     }
 

@@ -20,7 +20,9 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
 Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
 --resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
 token_type Bearer), --downgrade-refresh (sign-ins bound, a refresh answered with unbound Bearer
-tokens, which are refreshed without a proof afterwards), --access-seconds N.
+tokens, which are refreshed without a proof afterwards), --stuck-nonce (every token request
+refused with use_dpop_nonce and the same nonce, the right one included), --bad-nonce (with
+--require-nonce: the nonce offered is no printable token, a client cannot send it), --access-seconds N.
 """
 import argparse
 import hashlib
@@ -216,6 +218,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             try:
                 jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
+                if options.stuck_nonce:
+                    raise ProofError("use_dpop_nonce", "a fresh nonce is required")
             except ProofError as error:
                 return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
         if grant == "password":
@@ -299,8 +303,15 @@ def main():
     parser.add_argument("--resource-nonce", action="store_true")
     parser.add_argument("--downgrade", action="store_true")
     parser.add_argument("--downgrade-refresh", action="store_true")
+    parser.add_argument("--stuck-nonce", action="store_true")
+    parser.add_argument("--bad-nonce", action="store_true")
     parser.add_argument("--access-seconds", type=int, default=3600)
     options = parser.parse_args()
+    global server_nonce
+    if options.stuck_nonce:
+        options.require_nonce = True
+    if options.bad_nonce:
+        server_nonce = 'bad "nonce" ' + secrets.token_urlsafe(8)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print("OAUTH-SERVER READY port=%d" % server.server_port, flush=True)
