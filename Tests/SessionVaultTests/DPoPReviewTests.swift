@@ -263,4 +263,24 @@ struct DPoPReviewTests {
             #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"dpop error=use_dpop_nonce"#, dpopNonce: "n-4", for: url))
         }
     }
+
+    @Test("nonces are kept per server role: the token endpoint's does not go to the resource on the same origin, the resource's does not overwrite it")
+    func noncesPerAuthorizationServerAndResource() async throws {
+        try await DPoPTestServer.with(["--require-nonce", "--resource-nonce"]) { server in
+            let manager = manager(server)
+            _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
+            let first = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
+            #expect(await manager.takeDPoPNonce(status: challenged.status, wwwAuthenticate: challenged.challenge,
+                                                dpopNonce: challenged.nonce, for: server.resourceURL))
+            let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            #expect(try await server.getResourceRaw(accessToken: accessToken, proof: second).status == 200)
+            guard case .home = await manager.refreshNow() else { Issue.record("the refresh goes home"); return }
+            let resource = try await server.log().filter { $0.path == "/resource" }
+            #expect(resource.first?.nonce == nil, "the token endpoint's nonce is not the resource's")
+            let tokens = try await server.tokenRequests()
+            #expect(tokens.map(\.status) == [400, 200, 200], "the refresh carries the token endpoint's nonce, not the resource's: \(tokens)")
+        }
+    }
 }

@@ -20,7 +20,7 @@ extension GoTrueRefresher: SessionTerminator {
         var headers = ["apikey": apiKey]
         if let prover {
             do {
-                headers["DPoP"] = try prover.proof(method: "POST", url: url, accessToken: accessToken)
+                headers["DPoP"] = try prover.proof(method: "POST", url: url, accessToken: accessToken, server: .authorization)
             } catch {
                 return .failed("no DPoP proof could be made for the logout (\(error)); nothing sent")
             }

@@ -53,11 +53,11 @@ struct HTTPRefreshTransport: Sendable {
     /// The retry is made only when it can differ from the refused request: the nonce was taken
     /// (one a proof cannot carry is ignored) and is not the one the refused proof carried.
     func exchange(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
-        let sentNonce = prover?.nonces.nonce(for: url)
+        let sentNonce = prover?.nonces.nonce(for: url, server: .authorization)
         var answer = await send(url, headers: headers, body: body, prover: prover)
         guard let prover, case .success(let (data, http)) = answer else { return answer }
         let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
-        let taken = nonce.map { prover.nonces.remember($0, for: url) } ?? false
+        let taken = nonce.map { prover.nonces.remember($0, for: url, server: .authorization) } ?? false
         if taken, nonce != sentNonce,
            Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
             answer = await send(url, headers: headers, body: body, prover: prover)

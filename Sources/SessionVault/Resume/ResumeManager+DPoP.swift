@@ -102,7 +102,7 @@ extension ResumeManager {
     /// Remembers a server's `DPoP-Nonce` (from any answer of a resource server) for the next
     /// proofs to it, in this process.
     public func rememberDPoPNonce(_ nonce: String, for url: URL) {
-        dpop?.nonces.remember(nonce, for: url)
+        dpop?.nonces.remember(nonce, for: url, server: .resource)
     }
 
     /// Reads a resource server's answer for RFC 9449's nonce challenge (§9: a 401 whose
@@ -122,8 +122,8 @@ extension ResumeManager {
     /// that was refused carried it: the same request again would be refused again).
     public func takeDPoPNonce(status: Int, wwwAuthenticate: String?, dpopNonce: String?, for url: URL) -> Bool {
         guard let dpop, let dpopNonce else { return false }
-        let previous = dpop.nonces.nonce(for: url)
-        guard dpop.nonces.remember(dpopNonce, for: url), dpopNonce != previous else { return false }
+        let previous = dpop.nonces.nonce(for: url, server: .resource)
+        guard dpop.nonces.remember(dpopNonce, for: url, server: .resource), dpopNonce != previous else { return false }
         return HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
     }
 
