@@ -6,7 +6,10 @@
 -- a wipe) deletes the key in the same transaction.
 -- proof_jkt: the key's RFC 7638 thumbprint, the value the server binds the tokens to (cnf.jkt);
 -- kept in the clear for inspect. NULL in both for a bearer session.
--- Only additions with defaults: an older library keeps reading the vault (and a DPoP session it
--- refreshes without a proof is refused by the server, which ends that session as rejected).
+-- readable_since rises to 8: an older library does not know proof_key, so its rekey would re-seal
+-- the tokens and leave the key sealed under the old field key (a key the new library could never
+-- open again), and it would refresh a bound session without a proof. It sets the vault aside,
+-- untouched, instead.
 ALTER TABLE sessions ADD COLUMN proof_key BLOB;
 ALTER TABLE sessions ADD COLUMN proof_jkt TEXT;
+UPDATE vault_format SET readable_since = 8 WHERE singleton = 1;

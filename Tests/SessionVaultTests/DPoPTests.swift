@@ -296,7 +296,10 @@ struct DPoPTests {
             guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
             _ = try await manager.signOut()
             #expect(try await manager.vault.currentProofKey() == nil)
-            #expect(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken) == nil, "no session, no proof")
+            // No session is no bearer session: no proof, and no nil that would mean "send Bearer".
+            await #expect(throws: ProofKeyError.unavailable("no session is signed in")) {
+                try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken)
+            }
             let second = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             #expect(second.proofKeyThumbprint != nil && second.proofKeyThumbprint != first.proofKeyThumbprint)
         }

@@ -1,3 +1,4 @@
+import CSodium
 import Crypto
 import Foundation
 
@@ -18,13 +19,17 @@ public struct SoftwareProofKeyProvider: ProofKeyProvider {
         try SoftwareProofKey(P256.Signing.PrivateKey())
     }
 
-    /// The key from its 32-byte private scalar; `.lost` when the bytes are no P-256 key.
+    /// The key from its 32-byte private scalar; `.lost` only when the bytes are no P-256 key.
+    /// Anything else (locked memory that cannot be had now) is `.failed`: passed through, not
+    /// the end of the session.
     public func key(fromStored stored: SecretBytes) async throws(ProofKeyError) -> any ProofSigningKey {
+        let key: P256.Signing.PrivateKey
         do {
-            return try SoftwareProofKey(try stored.withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: $0) })
+            key = try stored.withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: $0) }
         } catch {
             throw .lost("the stored proof key is not a P-256 private key")
         }
+        return try SoftwareProofKey(key)
     }
 }
 
@@ -41,6 +46,8 @@ struct SoftwareProofKey: ProofSigningKey {
         // swift-crypto hands the scalar out as `Data`, which cannot be zeroed: it is copied into
         // locked memory at once and the `Data` dropped.
         var bytes = Array(key.rawRepresentation)
+        // Zeroed however this ends: `SecretBytes(consuming:)` zeroes only when it succeeds.
+        defer { bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
         do { scalar = try SecretBytes(consuming: &bytes) } catch { throw .failed("\(error)") }
         publicKeyXY = Array(key.publicKey.rawRepresentation)
     }

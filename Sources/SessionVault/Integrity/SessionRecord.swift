@@ -152,7 +152,7 @@ struct SessionRecord {
         guard let sealedProofKey else { return nil }
         let ad = TokenColumn.proofKey.associatedData(sessionID: session.id, tokenVersion: 0)
         guard let secret = try? FieldCipher.open(sealedProofKey, key: keys.fieldKey, associatedData: ad) else {
-            throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): sealed proof_key does not open")
+            throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): sealed proof_key does not open (the session's proof key is lost)")
         }
         return secret
     }

@@ -123,7 +123,10 @@ struct VaultVerifier {
     }
 
     /// Every session row: its invariants, and both sealed tokens opened and matched against
-    /// their fingerprints (a seal moved to another row, column or version does not open).
+    /// their fingerprints (a seal moved to another row, column or version does not open), and
+    /// a DPoP session's sealed proof key opened. A key that does not open is reported as
+    /// `recordAuthenticationFailed`, as its seal says; the session answers `proofKeyLost` then
+    /// (its tokens are useless without the key), it is not recovered.
     private func records(_ connection: Connection) throws(SQLiteError) -> [VerificationFinding] {
         let statement = try connection.prepare("SELECT \(SessionRecord.selectList) FROM sessions")
         var findings: [VerificationFinding] = []
@@ -132,6 +135,7 @@ struct VaultVerifier {
             do {
                 let row = try SessionRecord(reading: statement)
                 _ = try row.openTokens(with: keys)
+                _ = try row.openProofKey(with: keys)
             } catch {
                 findings.append(VerificationFinding(kind: error.kind, detail: error.detail, table: "sessions", sessionID: id))
             }

@@ -34,15 +34,22 @@ public struct DPoPProver: Sendable {
     ///   - url: the request's URL; `htu` is it without query and fragment.
     ///   - accessToken: the access token the request carries (`Authorization: DPoP …`); its
     ///     SHA-256 goes into `ath`. Nil for a token request.
-    /// - Returns: the value of the `DPoP` header.
+    /// - Returns: the value of the `DPoP` header. The nonce it carries is the authorization
+    ///   server's for a token request, a resource server's for a request with an access token.
     public func proof(method: String, url: URL, accessToken: Token? = nil) throws(ProofKeyError) -> String {
+        try proof(method: method, url: url, accessToken: accessToken, server: accessToken == nil ? .authorization : .resource)
+    }
+
+    /// A proof carrying the nonce of `server` (a logout carries an access token to the
+    /// authorization server).
+    func proof(method: String, url: URL, accessToken: Token?, server: DPoPNonceStore.Server) throws(ProofKeyError) -> String {
         var claims: [String] = [
             #""jti":"\#(JWKThumbprint.base64URL(Sodium.randomBytes(16)))""#,
             #""htm":"\#(JSONText.string(method))""#,
             #""htu":"\#(JSONText.string(Self.targetURI(url)))""#,
             #""iat":\#(Int64(Date().timeIntervalSince1970))"#,
         ]
-        if let nonce = nonces.nonce(for: url) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
+        if let nonce = nonces.nonce(for: url, server: server) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
         if let accessToken { claims.append(#""ath":"\#(accessToken.withRevealedBytes { JWKThumbprint.hash($0) })""#) }
         let header = #"{"typ":"dpop+jwt","alg":"ES256","jwk":\#(jwk)}"#
         let signingInput = JWKThumbprint.base64URL(Array(header.utf8)) + "." + JWKThumbprint.base64URL(Array("{\(claims.joined(separator: ","))}".utf8))
@@ -51,16 +58,29 @@ public struct DPoPProver: Sendable {
         return signingInput + "." + JWKThumbprint.base64URL(signature)
     }
 
-    /// Remembers a server's `DPoP-Nonce` for the next proofs to it (this process, in memory).
+    /// Remembers an authorization server's `DPoP-Nonce` (from a token request's answer) for the
+    /// next token requests to it (this process, in memory).
     public func remember(nonce: String, for url: URL) {
-        nonces.remember(nonce, for: url)
+        nonces.remember(nonce, for: url, server: .authorization)
     }
 
-    /// `htu`: the URL without its query and fragment (RFC 9449 §4.2).
+    /// `htu`: the URL without its query and fragment (RFC 9449 §4.2), as the server compares it
+    /// (RFC 3986 §6.2.2-6.2.3 normalization): absolute (a URL relative to a base is resolved
+    /// first, its relative part alone names no resource), scheme and host lowercased, no
+    /// userinfo (never in a signed claim), no port when it is the scheme's default.
     static func targetURI(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url.absoluteString }
+        let absolute = url.absoluteURL
+        guard var components = URLComponents(url: absolute, resolvingAgainstBaseURL: true) else { return absolute.absoluteString }
         components.query = nil
         components.fragment = nil
-        return components.url?.absoluteString ?? url.absoluteString
+        components.user = nil
+        components.password = nil
+        let scheme = components.scheme?.lowercased()
+        components.scheme = scheme
+        components.host = components.host?.lowercased()
+        if let port = components.port, (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+            components.port = nil
+        }
+        return components.url?.absoluteString ?? absolute.absoluteString
     }
 }

@@ -49,12 +49,17 @@ struct HTTPRefreshTransport: Sendable {
     /// a nonce is sent once more with it (RFC 9449 §8): exactly one retry, never a loop. The
     /// server refused the first request before judging its grant, so the retry spends nothing
     /// twice.
+    ///
+    /// The retry is made only when it can differ from the refused request: the nonce was taken
+    /// (one a proof cannot carry is ignored) and is not the one the refused proof carried.
     func exchange(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
+        let sentNonce = prover?.nonces.nonce(for: url, server: .authorization)
         var answer = await send(url, headers: headers, body: body, prover: prover)
         guard let prover, case .success(let (data, http)) = answer else { return answer }
         let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
-        if let nonce { prover.remember(nonce: nonce, for: url) }
-        if nonce != nil, Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+        let taken = nonce.map { prover.nonces.remember($0, for: url, server: .authorization) } ?? false
+        if taken, nonce != sentNonce,
+           Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
             answer = await send(url, headers: headers, body: body, prover: prover)
             if case .success(let (_, retried)) = answer, let next = retried.value(forHTTPHeaderField: "DPoP-Nonce") {
                 prover.remember(nonce: next, for: url)
@@ -64,10 +69,14 @@ struct HTTPRefreshTransport: Sendable {
     }
 
     /// Whether an answer is RFC 9449's "use this nonce": a token endpoint's 400 with
-    /// `"error":"use_dpop_nonce"`, or a resource server's 401 whose `WWW-Authenticate` says so.
+    /// `"error":"use_dpop_nonce"`, or a 401 whose `WWW-Authenticate` has a `DPoP` challenge with
+    /// `error="use_dpop_nonce"` (the parameter, not the words anywhere in the header).
     static func asksForNonce(status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
         guard status == 400 || status == 401 else { return false }
-        if let challenge = wwwAuthenticate, challenge.contains("use_dpop_nonce") { return true }
+        if let header = wwwAuthenticate,
+           AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == "use_dpop_nonce" }) {
+            return true
+        }
         let object = try? JSONSerialization.jsonObject(with: body.prefix(16 * 1024)) as? [String: Any]
         return object?["error"] as? String == "use_dpop_nonce"
     }

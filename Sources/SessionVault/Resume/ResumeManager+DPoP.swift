@@ -17,8 +17,13 @@ extension ResumeManager {
     /// `missing(.proofKeyLost(subject:))` without a request; a key whose thumbprint is not the
     /// recorded `jkt` is corruption (recovered, the tombstone says why); a key the provider cannot
     /// reach right now is `unavailable`.
+    ///
+    /// A manager without a `DPoPConfiguration` cannot sign: for a DPoP-bound session it answers
+    /// `unavailable` rather than send the bound tokens without a proof (RFC 9449 §7.2: a bound
+    /// token is never a bearer one). The session is kept for a manager that has one.
     func sessionProof(for session: Session, in vault: Vault) async -> SessionProof {
-        guard let dpop, let thumbprint = session.proofKeyThumbprint else { return .none }
+        guard let thumbprint = session.proofKeyThumbprint else { return .none }
+        guard let dpop else { return .stop(.unavailable(retryAfter: 60, detail: Self.boundWithoutDPoP)) }
         let stored: StoredProofKey?
         do {
             stored = try await vault.currentProofKey()
@@ -27,7 +32,7 @@ extension ResumeManager {
         }
         guard let stored, stored.sessionID == session.id else { return .stop(await outcomeWithoutRefreshForCall(vault)) }
         guard let storedForm = stored.stored else {
-            return .stop(await proofKeyLost(vault, session: session, detail: "the vault holds no proof key for the session"))
+            return .stop(await proofKeyLost(vault, session: session, detail: "the vault holds no proof key for the session that opens"))
         }
         let key: any ProofSigningKey
         do {
@@ -45,6 +50,9 @@ extension ResumeManager {
         }
         return .prover(prover)
     }
+
+    /// Why a manager without a `DPoPConfiguration` does not use a DPoP-bound session.
+    static let boundWithoutDPoP = "the session is DPoP-bound and this manager has no DPoPConfiguration: its tokens are not sent without a proof"
 
     /// Ends `session` because its proof key is gone, keeping its subject in the reason.
     private func proofKeyLost(_ vault: Vault, session: Session, detail: String) async -> ResumeOutcome {
@@ -64,13 +72,23 @@ extension ResumeManager {
     ///   - method: the request's method (`htm`).
     ///   - url: the request's URL (`htu` is it without query and fragment).
     ///   - accessToken: the access token the request carries (`ath`).
-    /// - Returns: the `DPoP` header's value; nil for a bearer session or a manager without a
-    ///   `DPoPConfiguration` (send `Authorization: Bearer <token>` then).
+    /// - Returns: the `DPoP` header's value; nil only for a bearer session (send
+    ///   `Authorization: Bearer <token>` then).
     /// - Throws: `.lost` when the session's key is gone (the session is ended as
-    ///   `proofKeyLost`), `.unavailable` when it cannot be used now, `.failed` when it does not
-    ///   match the session (the vault is recovered).
+    ///   `proofKeyLost`), `.unavailable` when no session can be read now (or none is signed in),
+    ///   or the session is DPoP-bound and this manager has no `DPoPConfiguration`, or its key
+    ///   cannot be used now; `.failed` when the key does not match the session (the vault is
+    ///   recovered). Never nil for a session that was not read: a vault that cannot be read now
+    ///   is no bearer session.
     public func dpopProof(method: String, url: URL, accessToken: Token) async throws(ProofKeyError) -> String? {
-        guard dpop != nil, let vault = currentVault(), let session = try? await vault.currentSession() else { return nil }
+        let vault: Vault, read: Session?
+        do {
+            vault = try openVaultForCall()
+            read = try await vault.currentSession()
+        } catch {
+            throw .unavailable("the session cannot be read now: \(error)")
+        }
+        guard let session = read else { throw .unavailable("no session is signed in") }
         switch await sessionProof(for: session, in: vault) {
         case .none: return nil
         case .prover(let prover): return try prover.proof(method: method, url: url, accessToken: accessToken)
@@ -84,7 +102,7 @@ extension ResumeManager {
     /// Remembers a server's `DPoP-Nonce` (from any answer of a resource server) for the next
     /// proofs to it, in this process.
     public func rememberDPoPNonce(_ nonce: String, for url: URL) {
-        dpop?.nonces.remember(nonce, for: url)
+        dpop?.nonces.remember(nonce, for: url, server: .resource)
     }
 
     /// Reads a resource server's answer for RFC 9449's nonce challenge (§9: a 401 whose
@@ -99,9 +117,13 @@ extension ResumeManager {
     ///   - dpopNonce: its `DPoP-Nonce` header.
     ///   - url: the request's URL (the nonce belongs to its server).
     /// - Returns: true when the request should be retried once with a new proof.
+    ///
+    /// No retry for a nonce a proof cannot carry, or for the nonce remembered already (the proof
+    /// that was refused carried it: the same request again would be refused again).
     public func takeDPoPNonce(status: Int, wwwAuthenticate: String?, dpopNonce: String?, for url: URL) -> Bool {
         guard let dpop, let dpopNonce else { return false }
-        dpop.nonces.remember(dpopNonce, for: url)
+        let previous = dpop.nonces.nonce(for: url, server: .resource)
+        guard dpop.nonces.remember(dpopNonce, for: url, server: .resource), dpopNonce != previous else { return false }
         return HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
     }
 

@@ -41,6 +41,9 @@ extension ResumeManager {
             let snapshot = try await vault.snapshot()
             switch ResumeDecision.decide(snapshot, now: clock(), policy: rules) {
             case .valid(let session):
+                // A DPoP session's token is handed out only with its key checked, as `resume()`
+                // does: a lost key ends the session, a manager without DPoP sends nothing.
+                if case .stop(let stopped) = await sessionProof(for: session, in: vault) { return Self.freshTokenOutcome(stopped, token: nil) }
                 if let token = try await vault.accessToken() {
                     if forUser { try? await vault.touch() }
                     return .token(token, session)

@@ -31,12 +31,14 @@ extension ResumeManager {
         let vault = try openVaultForCall()
         let lock = try refreshLock(for: vault)
         let held = await takeRefreshLockForSignOut(lock)
-        let session: Session?, refreshToken: Token?, accessToken: Token?
+        let session: Session?, refreshToken: Token?, accessToken: Token?, prover: DPoPProver?
         do {
             // Read under the lock: a refresh that finished while we waited has rotated them.
             session = try await vault.currentSession()
             refreshToken = try await vault.refreshToken()
             accessToken = try await vault.accessToken()
+            // A DPoP session's key goes with its row: taken now, to end the server session with.
+            prover = await proverForSignOut(session, in: vault)
             try await vault.signOut(reason: .signedOut)
         } catch {
             if held { lock.unlock() }
@@ -50,7 +52,7 @@ extension ResumeManager {
             return SignOutResult(server: .notSupported, endSessionURL: nil, refreshWasInFlight: !held)
         }
         let server = await endServerSession(terminator, session: session, refreshToken: refreshToken, accessToken: accessToken,
-                                            scope: scope, mayRefresh: held)
+                                            scope: scope, mayRefresh: held, prover: prover)
         try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)\(held ? "" : ":refreshInFlight")")
         logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
                                              "signOut.refreshInFlight": "\(!held)"])
@@ -62,24 +64,24 @@ extension ResumeManager {
     /// live access token and `mayRefresh` (this sign-out held the refresh lock when it read the
     /// refresh token, so nobody else is spending it).
     private func endServerSession(_ terminator: any SessionTerminator, session: Session, refreshToken: Token?, accessToken: Token?,
-                                  scope: SignOutScope, mayRefresh: Bool) async -> ServerSignOut {
+                                  scope: SignOutScope, mayRefresh: Bool, prover: DPoPProver?) async -> ServerSignOut {
         var access = accessToken, refresh = refreshToken
         var refreshed = false
         let needsAccess = terminator.endsSessionWithAccessToken && mayRefresh
         let spent = access == nil || (session.accessExpiresAt.map { $0.timeIntervalSince(clock()) <= Self.signOutAccessMargin } ?? true)
         if needsAccess, spent, let token = refresh {
-            switch await refreshForSignOut(token) {
+            switch await refreshForSignOut(token, prover: prover) {
             case .success(let fresh, let rotated): (access, refresh, refreshed) = (fresh, rotated ?? refresh, true)
             case .failure(let outcome): return outcome
             }
         }
-        let answer = await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: scope)
+        let answer = await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: scope, prover: prover)
         guard answer == .accessTokenRejected, needsAccess, !refreshed, let token = refresh else { return answer }
         // Refused before the session was looked at (the device's clock thought the token alive):
         // one refresh, one more attempt, never a loop.
-        switch await refreshForSignOut(token) {
+        switch await refreshForSignOut(token, prover: prover) {
         case .success(let fresh, let rotated):
-            return await terminator.endServerSession(refreshToken: rotated ?? token, accessToken: fresh, scope: scope)
+            return await terminator.endServerSession(refreshToken: rotated ?? token, accessToken: fresh, scope: scope, prover: prover)
         case .failure(let outcome):
             return outcome
         }
@@ -87,9 +89,10 @@ extension ResumeManager {
 
     /// Spends the refresh token of a session the vault no longer holds, for a live access token.
     /// A refusal that kills the refresh token means the server holds no session for it.
-    private func refreshForSignOut(_ token: Token) async -> SignOutRefresh {
+    /// A DPoP session's refresh token is bound to its key: the refresh carries a proof by it.
+    private func refreshForSignOut(_ token: Token, prover: DPoPProver?) async -> SignOutRefresh {
         do {
-            let refreshed = try await refresher.refresh(using: token)
+            let refreshed = try await refresher.refresh(using: token, prover: prover)
             return .success(access: refreshed.response.accessToken, refresh: refreshed.response.refreshToken)
         } catch {
             switch error {
@@ -104,6 +107,19 @@ extension ResumeManager {
     private enum SignOutRefresh {
         case success(access: Token, refresh: Token?)
         case failure(ServerSignOut)
+    }
+
+    /// The prover of a DPoP `session` for its sign-out, without side effects: a key that is
+    /// lost, unavailable or not the recorded one gives none (the server is then told without a
+    /// proof, which a DPoP server refuses; the local sign-out happens regardless).
+    private func proverForSignOut(_ session: Session?, in vault: Vault) async -> DPoPProver? {
+        guard let dpop, let session, let thumbprint = session.proofKeyThumbprint else { return nil }
+        guard let stored = try? await vault.currentProofKey(), stored.sessionID == session.id,
+              let storedForm = stored.stored else { return nil }
+        let key: any ProofSigningKey
+        do { key = try await dpop.keyProvider.key(fromStored: storedForm) } catch { return nil }
+        guard let prover = DPoPProver(key: key, nonces: dpop.nonces), prover.thumbprint == thumbprint else { return nil }
+        return prover
     }
 
     /// Waits (bounded by `refreshWaitLimit`, on the monotonic clock) for the refresh lock; true
@@ -133,12 +149,14 @@ extension ResumeManager {
     /// sign-in): the server holds a session for the tokens it just issued, which nobody will
     /// ever use. End it with them rather than drop them. Not when the same session is still
     /// current at a later version (someone else rotated it): that session lives on.
-    func endOrphanedRotation(_ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String) async {
+    /// `prover`: the one the refresh was made with (a DPoP session's key is gone with its row).
+    func endOrphanedRotation(_ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String, prover: DPoPProver?) async {
         guard let terminator = refresher as? any SessionTerminator else { return }
         // Only on a successful read: a vault that cannot be read now proves nothing gone.
         guard let current = try? await vault.currentSession() as Session??, current?.id != sessionID else { return }
         let server = await terminator.endServerSession(refreshToken: refreshed.response.refreshToken,
-                                                       accessToken: refreshed.response.accessToken, scope: .local)
+                                                       accessToken: refreshed.response.accessToken, scope: .local,
+                                                       prover: DPoPConfiguration.isBound(refreshed.response.tokenType) ? prover : nil)
         try? await vault.recordAudit(.serverSignOut, reason: "orphanedRotation:\(server.code)")
         logger.notice("a refresh answered after sign-out; its tokens were sent to end the server session",
                       metadata: ["session.id": "\(sessionID)", "signOut.server": "\(server.code)"])

@@ -20,7 +20,7 @@ extension ResumeManager {
             // Signed out or replaced meanwhile: the rotation belongs to no session any more, and
             // the server still holds it: end it, as for any rotation that arrives after sign-out.
             logger.notice("rotated tokens kept in memory belong to no current session", metadata: ["error": "\(error)"])
-            if case .staleSession = error { await endOrphanedRotation(vault, pending.refreshed, sessionID: pending.sessionID) }
+            if case .staleSession = error { await endOrphanedRotation(vault, pending.refreshed, sessionID: pending.sessionID, prover: pending.prover) }
         }
         unsavedRotation = nil
         releaseRefreshLock()

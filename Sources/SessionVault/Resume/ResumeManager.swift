@@ -264,7 +264,11 @@ public actor ResumeManager {
     /// alive is valid again: no network call is needed for it.
     /// Runs inside a flight: must not start another one (it would wait on itself).
     private func performRefreshUnlessValidAgain(_ vault: Vault, session: Session) async -> ResumeOutcome {
-        if case .valid(let current)? = try? await vault.resumePath() { return .home(current) }
+        if case .valid(let current)? = try? await vault.resumePath() {
+            // Valid again, but a DPoP session only with its key (as `carryOut` checks).
+            if case .stop(let stopped) = await sessionProof(for: current, in: vault) { return stopped }
+            return .home(current)
+        }
         return await performRefresh(expected: session)
     }
 
@@ -351,7 +355,8 @@ public actor ResumeManager {
         if case .failure(.storageFull) = rotation {
             // The server has spent the old token: the new ones are all the session has. Keep
             // them in locked memory, keep the refresh lock, and write them on the next call.
-            unsavedRotation = UnsavedRotation(sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset)
+            unsavedRotation = UnsavedRotation(sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset,
+                                              prover: prover)
             logger.error("rotated tokens could not be stored (storage full); kept in memory until they can be", metadata: ["session.id": "\(session.id)"])
             return .home(current)
         }
@@ -363,7 +368,7 @@ public actor ResumeManager {
             }
             // Signed out (or replaced) while the request was out: the server holds a session
             // for these new tokens; end it rather than drop them (issue 24, point 8).
-            if case .failure(.staleSession) = rotation { await endOrphanedRotation(vault, refreshed, sessionID: session.id) }
+            if case .failure(.staleSession) = rotation { await endOrphanedRotation(vault, refreshed, sessionID: session.id, prover: prover) }
             if case .failure(let error) = rotation { throw error }
             return await outcomeWithoutRefresh(vault)
         }

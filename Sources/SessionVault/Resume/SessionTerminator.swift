@@ -11,6 +11,10 @@ public protocol SessionTerminator: Sendable {
     /// token without looking at the session (`ResumeManager.signOut` then refreshes once and asks
     /// again).
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut
+    /// The same for a DPoP-bound session (RFC 9449): `prover` is the session's, taken before the
+    /// vault was cleared, for a request that carries the access token (`Authorization: DPoP`
+    /// with a `DPoP` proof). Nil for a bearer session. By default the prover is not used.
+    func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut
     /// The URL for RP-initiated logout, when the server has one.
     func endSessionURL() -> URL?
     /// Whether ending the session needs a live access token (GoTrue's logout is authenticated
@@ -20,6 +24,11 @@ public protocol SessionTerminator: Sendable {
 }
 
 extension SessionTerminator {
+    /// Ignores `prover`: a terminator that ends sessions without the access token (RFC 7009
+    /// revocation by the refresh token) needs none.
+    public func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut {
+        await endServerSession(refreshToken: refreshToken, accessToken: accessToken, scope: scope)
+    }
     public func endSessionURL() -> URL? { nil }
     public var endsSessionWithAccessToken: Bool { false }
 }

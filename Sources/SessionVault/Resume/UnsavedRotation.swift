@@ -9,4 +9,7 @@ struct UnsavedRotation: Sendable {
     let version: Int64
     let refreshed: RefreshedTokens
     let serverClockOffset: TimeInterval?
+    /// The refresh's prover (nil for a bearer session): a rotation that finds its session gone
+    /// ends the server session with it.
+    let prover: DPoPProver?
 }

@@ -27,15 +27,25 @@ extension Vault {
     /// The current session's proof key; nil when no session is current. Notices changes
     /// committed by another process first, so every process of the app signs with the key of
     /// the session that is current now.
-    /// - Throws: `.corrupted` when the sealed key does not open under the field key.
+    ///
+    /// A DPoP session's key whose seal does not open under the field key (an older library's
+    /// rekey re-sealed only the tokens, bytes changed behind the library's back) comes back as
+    /// no key (`stored` nil): the key is lost, and the session ends as `proofKeyLost`. It is not
+    /// corruption: the tokens are intact, and recovering would wipe a vault for a key that a
+    /// wipe cannot bring back either.
+    /// - Throws: `.corrupted` when a key is stored for a session without a thumbprint and does
+    ///   not open.
     package func currentProofKey() throws(VaultError) -> StoredProofKey? {
         try refreshIfChangedElsewhere()
         guard let record = state.current else { return nil }
+        let stored: SecretBytes?
         do {
-            return StoredProofKey(sessionID: record.session.id, thumbprint: record.session.proofKeyThumbprint,
-                                  stored: try record.openProofKey(with: keys))
+            stored = try record.openProofKey(with: keys)
         } catch {
-            throw .corrupted(error)
+            guard record.session.proofKeyThumbprint != nil else { throw .corrupted(error) }
+            logger.error("the session's sealed proof key does not open; treated as lost", metadata: ["session.id": "\(record.session.id)"])
+            stored = nil
         }
+        return StoredProofKey(sessionID: record.session.id, thumbprint: record.session.proofKeyThumbprint, stored: stored)
     }
 }

@@ -131,8 +131,9 @@ extension Vault {
             var rekeyed = record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
                                                          tokenVersion: record.session.tokenVersion, keys: fresh))
             // The proof key stays the session's (the server bound its tokens to it): re-sealed,
-            // never replaced.
-            if let proofKey = try record.openProofKey(with: keys) {
+            // never replaced. One whose seal does not open is lost already (`currentProofKey`):
+            // its bytes are kept as they are, not a reason to abandon the rekey.
+            if let proofKey = try? record.openProofKey(with: keys) {
                 rekeyed.sealedProofKey = SessionRecord.sealProofKey(proofKey, sessionID: record.session.id, keys: fresh)
             }
             resealed.append(rekeyed)

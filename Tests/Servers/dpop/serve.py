@@ -14,10 +14,15 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
   GET  /authorize?...code_challenge (S256)...    -> {"redirect": "<redirect_uri>?code=…&state=…"} (consent without a browser)
   POST /oauth/token   form: authorization_code (PKCE checked) or refresh_token, as RFC 6749
   GET  /resource   Authorization: DPoP <access token>, DPoP: proof with ath
+  POST /auth/v1/logout?scope=…  Authorization: DPoP <access token>, DPoP: proof with ath -> 204, the
+                   session (every token bound to that key) ended; Bearer, or a bad proof: 401
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
 Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
 --resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
-token_type Bearer), --access-seconds N.
+token_type Bearer), --downgrade-refresh (sign-ins bound, a refresh answered with unbound Bearer
+tokens, which are refreshed without a proof afterwards), --stuck-nonce (every token request
+refused with use_dpop_nonce and the same nonce, the right one included), --bad-nonce (with
+--require-nonce: the nonce offered is no printable token, a client cannot send it), --access-seconds N.
 """
 import argparse
 import hashlib
@@ -202,12 +207,21 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = {}
         entry = self.entry(grant)
+        if split.path == "/auth/v1/logout":
+            return self.logout(entry)
         if split.path not in ("/auth/v1/token", "/oauth/token"):
             return self.answer(404, {"error": "not_found"}, entry)
-        try:
-            jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
-        except ProofError as error:
-            return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
+        with lock:
+            unbound = grant == "refresh_token" and refresh_tokens.get(body.get("refresh_token"), {}).get("jkt", "") is None
+        if unbound and self.headers.get("DPoP") is None:
+            jkt = None  # a bearer refresh token (after --downgrade-refresh): no proof needed
+        else:
+            try:
+                jkt, _ = verify_proof(self, "POST", nonce=server_nonce if options.require_nonce else None)
+                if options.stuck_nonce:
+                    raise ProofError("use_dpop_nonce", "a fresh nonce is required")
+            except ProofError as error:
+                return self.answer(400, {"error": error.error, "error_description": error.detail}, entry)
         if grant == "password":
             if body.get("email") != EMAIL or body.get("password") != PASSWORD:
                 return self.answer(400, {"error": "invalid_grant", "error_description": "Invalid login credentials"}, entry)
@@ -230,15 +244,50 @@ class Handler(BaseHTTPRequestHandler):
         else:
             return self.answer(400, {"error": "unsupported_grant_type"}, entry)
         access, refresh = "at-" + secrets.token_urlsafe(24), "rt-" + secrets.token_urlsafe(24)
+        bearer = options.downgrade or (options.downgrade_refresh and grant == "refresh_token")
+        if bearer and options.downgrade_refresh:
+            jkt = None  # the tokens are not bound: what a real downgrade issues
         with lock:
             access_tokens[access] = jkt
             refresh_tokens[refresh] = {"jkt": jkt, "used": False}
         return self.answer(200, {
             "access_token": access, "refresh_token": refresh,
-            "token_type": "Bearer" if options.downgrade else "DPoP",
+            "token_type": "Bearer" if bearer else "DPoP",
             "expires_in": options.access_seconds,
             "user": {"id": SUBJECT, "email": EMAIL},
         }, entry)
+
+
+    def logout(self, entry):
+        """GoTrue's logout, for a DPoP-bound session: the access token as `DPoP`, with a proof
+        (htm POST, htu the logout URL, ath) by the key it is bound to, checked by jwcrypto as the
+        token endpoint's. Ends the session: every token bound to that key is revoked."""
+        authorization = self.headers.get("Authorization", "")
+        if not authorization.startswith("DPoP "):
+            return self.answer(401, {"error": "invalid_token", "error_description": "a DPoP-bound token must be sent as DPoP"}, entry,
+                               [("WWW-Authenticate", 'DPoP error="invalid_token"')])
+        token = authorization[5:]
+        try:
+            jkt, _ = verify_proof(self, "POST", access_token=token, nonce=server_nonce if options.require_nonce else None)
+        except ProofError as error:
+            return self.answer(401, {"error": error.error, "error_description": error.detail}, entry,
+                               [("WWW-Authenticate", 'DPoP error="%s"' % error.error)])
+        with lock:
+            if token not in access_tokens or access_tokens[token] != jkt:
+                return self.answer(401, {"error": "invalid_token", "error_description": "token unknown or bound to another key"}, entry)
+            for refresh, record in refresh_tokens.items():
+                if record["jkt"] == jkt:
+                    record["used"] = True
+            for access in [a for a, bound in access_tokens.items() if bound == jkt]:
+                del access_tokens[access]
+        entry["status"] = 204
+        with lock:
+            log.append(entry)
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.close_connection = True
+        self.end_headers()
 
 
 def _payload(proof):
@@ -253,8 +302,16 @@ def main():
     parser.add_argument("--require-nonce", action="store_true")
     parser.add_argument("--resource-nonce", action="store_true")
     parser.add_argument("--downgrade", action="store_true")
+    parser.add_argument("--downgrade-refresh", action="store_true")
+    parser.add_argument("--stuck-nonce", action="store_true")
+    parser.add_argument("--bad-nonce", action="store_true")
     parser.add_argument("--access-seconds", type=int, default=3600)
     options = parser.parse_args()
+    global server_nonce
+    if options.stuck_nonce:
+        options.require_nonce = True
+    if options.bad_nonce:
+        server_nonce = 'bad "nonce" ' + secrets.token_urlsafe(8)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print("OAUTH-SERVER READY port=%d" % server.server_port, flush=True)
