@@ -23,9 +23,14 @@ struct SecureEnclaveProofKeyProvider: ProofKeyProvider {
     }
 
     func key(fromStored stored: SecretBytes) async throws(ProofKeyError) -> any ProofSigningKey {
+        // No enclave to ask right now is not a lost key: retry, keep the session.
+        guard SecureEnclave.isAvailable else { throw .unavailable("the Secure Enclave is not available") }
         let data = stored.withUnsafeBytes { Data($0) }
-        do { return Key(key: try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: data)) }
+        // Only a key this Secure Enclave cannot use (another device's, or a reset enclave's) is lost.
+        let key: SecureEnclave.P256.Signing.PrivateKey
+        do { key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: data) }
         catch { throw .lost("the Secure Enclave cannot use this key") }
+        return Key(key: key)
     }
 }
 #endif
