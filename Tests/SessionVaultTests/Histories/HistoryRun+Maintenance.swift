@@ -40,6 +40,29 @@ extension HistoryRun {
         return "rekeyed"
     }
 
+    /// The app records a delegated subject (or returns to the user's own): the session stays,
+    /// with the subject the switch named as every actor reads it; without a session the switch
+    /// is refused (`noSession`), and on a damaged vault it is refused too.
+    func switchSubject(_ index: Int, to subject: String?) async -> String {
+        do {
+            let vault = try await managers[0].vault
+            try await vault.switchActiveSubject(to: subject, validatedBy: "server-validation-\(index)")
+        } catch {
+            if case .noSession = error, model.family == nil { return "refused: no session" }
+            if model.pendingDamage != nil { return "refused: damaged" }
+            fail(index, "the subject switch failed: \(error)")
+            return "failed"
+        }
+        if model.family == nil { fail(index, "a subject switch succeeded while the model holds no session") }
+        for actor in 1...2 {
+            guard let session = (try? await managers[actor].vault.currentSession()) ?? nil else { continue }
+            if session.activeSubject != subject {
+                fail(index, "\(HistoryStep.name(actor)) reads the active subject \(session.activeSubject ?? "none"), the switch named \(subject ?? "none")")
+            }
+        }
+        return "switched"
+    }
+
     /// A full scan (`Vault.verify`) of the vault `actor` has open: intact unless the history
     /// damaged it and nobody has recovered yet.
     func verify(_ index: Int, actor: Int) async -> String {

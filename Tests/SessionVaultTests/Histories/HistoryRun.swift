@@ -309,6 +309,8 @@ final class HistoryRun {
             return await rekey(index)
         case .autoRefresh:
             return await autoRefresh(index)
+        case .switchSubject(let subject):
+            return await switchSubject(index, to: subject)
         case .verify(let actor):
             return await verify(index, actor: actor)
         case .diskFull(let actor, let free):

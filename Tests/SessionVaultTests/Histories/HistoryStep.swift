@@ -62,6 +62,9 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// The app's auto-refresh loop runs (its clock the device's) until it settles: asleep until
     /// its next deadline, or waiting for a sign-in or an unlock; then it is stopped.
     case autoRefresh
+    /// The app switches the session's active subject (a caregiver acting for a patient, with
+    /// the server's validation value), or back to the user's own (`to` nil).
+    case switchSubject(to: String?)
     /// `actor` runs a full integrity scan of the vault it has open.
     case verify(actor: Int)
     /// An investigator runs the CLI (`resume --dry-run`, `inspect`, `verify`) on the live vault.
@@ -102,6 +105,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
             return "ext process \(signIn ? "storing a sign-in" : "refreshing") SIGKILLed after its durable file call \(at)"
         case .forensicRead: return "cli resume --dry-run, inspect, verify"
         case .autoRefresh: return "app auto-refresh loop runs until it settles, then stops"
+        case .switchSubject(let subject): return "app switches the active subject to \(subject ?? "the user's own")"
         case .rekey: return "app rekeys to a new key, which replaces the old in the key store; app restarts"
         case .verify(let actor): return "\(Self.name(actor)).verify"
         case .readOnlyProcess: return "ext process on a read-only mount of the vault's folder.backgroundAccessToken"
@@ -138,7 +142,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         if Int.random(in: 0..<10, using: &rng) < 8 { steps.append(.signIn) }
         var forward = 0
         while steps.count < count {
-            let roll = Int.random(in: 0..<130, using: &rng)
+            let roll = Int.random(in: 0..<132, using: &rng)
             let ext = Int.random(in: 1...2, using: &rng)
             let anyActor = Int.random(in: 0...2, using: &rng)
             switch roll {
@@ -200,6 +204,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.readOnlyProcess)
             case 126..<130:
                 steps.append(.autoRefresh)
+            case 130..<132:
+                steps.append(.switchSubject(to: Bool.random(using: &rng) ? "patient-\(Int.random(in: 1...3, using: &rng))" : nil))
             case 122..<124:
                 steps.append(.rekey)
             case 124..<126:
