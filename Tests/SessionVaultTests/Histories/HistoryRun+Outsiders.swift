@@ -25,25 +25,8 @@ extension HistoryRun {
               !model.deferred(actor: 3, now: now) else {
             return moved + "nothing to hold; " + (await perform(inner, index: index))
         }
-        let gate = ResponseGate()
-        server.holdNextRefresh(gate)
-        let child: TestHostProcess
-        do {
-            child = try TestHostProcess(["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"],
-                                        scratch: directory)
-        } catch {
-            server.releaseHold()
-            fail(index, "the extension process did not start: \(error)")
-            return "failed"
-        }
-        guard await waitForRefreshRequest(after: before) else {
-            gate.open()
-            server.releaseHold()
-            child.sigkill()
-            _ = await child.finish(timeout: 30)
-            fail(index, "the extension process's refresh never reached the server: \(child.output)")
-            return "no request"
-        }
+        let arguments = ["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
+        guard let (child, gate) = await startHeldRefresh(index, arguments, before: before) else { return "failed" }
         if !(await child.stop()) { fail(index, "the extension process did not stop") }
         // The server rotated the family when the request arrived; its answer now waits in a
         // socket the stopped process does not read.

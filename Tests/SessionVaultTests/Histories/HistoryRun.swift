@@ -347,24 +347,7 @@ final class HistoryRun {
         // The stopped process's answer, decided on the server's truth before its request
         // arrives: the server acts on the request at once (a reuse revokes the family then).
         let stopWant = stop ? resolveRefresh(3) : nil
-        let gate = ResponseGate()
-        server.holdNextRefresh(gate)
-        let child: TestHostProcess
-        do {
-            child = try TestHostProcess(arguments, scratch: directory)
-        } catch {
-            server.releaseHold()
-            fail(index, "the extension process did not start: \(error)")
-            return "failed"
-        }
-        guard await waitForRefreshRequest(after: before) else {
-            gate.open()
-            server.releaseHold()
-            child.sigkill()
-            _ = await child.finish(timeout: 30)
-            fail(index, "the extension process's refresh never reached the server: \(child.output)")
-            return "no request"
-        }
+        guard let (child, gate) = await startHeldRefresh(index, arguments, before: before) else { return "failed" }
         if let want = stopWant {
             if !(await child.stop()) { fail(index, "the extension process did not stop") }
             gate.open()
@@ -393,6 +376,31 @@ final class HistoryRun {
         device.advance(by: wait)
         trueClock.advance(by: wait)
         return "clock +\(Int(wait))s, "
+    }
+
+    /// Starts an extension process whose refresh the server holds: back once the request
+    /// arrived (the process then holds the refresh lock), with the gate that lets the answer go.
+    /// Nil, with the failure recorded, when it did not start or its request never came.
+    func startHeldRefresh(_ index: Int, _ arguments: [String], before: Int) async -> (TestHostProcess, ResponseGate)? {
+        let gate = ResponseGate()
+        server.holdNextRefresh(gate)
+        let child: TestHostProcess
+        do {
+            child = try TestHostProcess(arguments, scratch: directory)
+        } catch {
+            server.releaseHold()
+            fail(index, "the extension process did not start: \(error)")
+            return nil
+        }
+        guard await waitForRefreshRequest(after: before) else {
+            gate.open()
+            server.releaseHold()
+            child.sigkill()
+            _ = await child.finish(timeout: 30)
+            fail(index, "the extension process's refresh never reached the server: \(child.output)")
+            return nil
+        }
+        return (child, gate)
     }
 
     func runChild(_ index: Int, _ arguments: [String], want: (HistoryModel.Expected, Int), before: Int) async -> String? {
