@@ -9,13 +9,16 @@ import SessionVaultTestSupport
 @Suite("DPoP review: key seals, managers without DPoP, valid sessions without their key", .serialized, .timeLimit(.minutes(3)))
 struct DPoPReviewTests {
     let fixture = TestVault()
+    /// The device's clock, at this machine's time: proofs are dated by it (corrected by the
+    /// offset the server's `Date` headers show), and the server checks them against its own.
+    let clock = ManualClock(Date())
 
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration()) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = nil
         return ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
-                             policy: policy, clock: fixture.clock.function, dpop: dpop)
+                             policy: policy, clock: clock.function, dpop: dpop)
     }
 
     /// A raw SQLCipher connection with the vault's own key (what another library version, or a
@@ -82,7 +85,7 @@ struct DPoPReviewTests {
             } catch {
                 guard case .unavailable = error else { Issue.record("\(error)"); return }
             }
-            fixture.clock.advance(by: 7200)
+            clock.advance(by: 7200)
             let refreshed = await plain.refreshNow()
             guard case .unavailable = refreshed else { Issue.record("no refresh without a proof: \(refreshed)"); return }
             let background = await plain.backgroundAccessToken()
@@ -158,7 +161,7 @@ struct DPoPReviewTests {
 
             // The access token dead by the device's clock: refreshed (with the key) for the logout.
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
-            fixture.clock.advance(by: 7200)
+            clock.advance(by: 7200)
             let dead = try await manager.signOut()
             #expect(dead.server == .ended, "\(dead.server)")
             let requests = try await server.log()
@@ -182,7 +185,7 @@ struct DPoPReviewTests {
                 #expect(raw.changes == 1)
                 _ = raw.close()
             }
-            let vault = try Vault.open(at: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"), clock: fixture.clock.function, create: false)
+            let vault = try Vault.open(at: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"), clock: clock.function, create: false)
             let report = try await vault.verify()
             #expect(report.findings.map(\.kind) == [.recordAuthenticationFailed], "\(report.findings)")
             #expect(report.findings.first?.sessionID == session.id && report.findings.first?.detail.contains("proof_key") == true)

@@ -53,13 +53,16 @@ struct SwappingProofKeyProvider: ProofKeyProvider {
 @Suite("DPoP: proof keys, proofs on every token request, binding, key loss, two processes", .serialized, .timeLimit(.minutes(3)))
 struct DPoPTests {
     let fixture = TestVault()
+    /// The device's clock, at this machine's time: proofs are dated by it (corrected by the
+    /// offset the server's `Date` headers show), and the server checks them against its own.
+    let clock = ManualClock(Date())
 
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration(), path: String? = nil) -> ResumeManager {
         var policy = ResumePolicy.standard
         policy.idleTimeout = nil
         return ResumeManager(path: path ?? fixture.path, keyProvider: KeyFileProvider(path: (path ?? fixture.path) + ".key"),
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
-                             policy: policy, clock: fixture.clock.function, dpop: dpop)
+                             policy: policy, clock: clock.function, dpop: dpop)
     }
 
     func text(_ token: Token?) -> String? { token?.withRevealedBytes { String(decoding: $0, as: UTF8.self) } }
@@ -159,7 +162,7 @@ struct DPoPTests {
             policy.idleTimeout = nil
             let manager = ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
                                         refresher: OAuth2Refresher(tokenEndpoint: server.oauthTokenEndpoint, clientID: "app", timeout: 10),
-                                        policy: policy, clock: fixture.clock.function, dpop: DPoPConfiguration())
+                                        policy: policy, clock: clock.function, dpop: DPoPConfiguration())
             let flow = AuthorizationCodeFlow(authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.oauthTokenEndpoint,
                                              clientID: "app", redirectURI: redirectURI, timeout: 10)
             let request = try flow.authorizationRequest()
@@ -233,7 +236,7 @@ struct DPoPTests {
                 try FileManager.default.copyItem(atPath: source, toPath: target)
             }
             try FileManager.default.copyItem(atPath: fixture.path + ".key", toPath: copyPath + ".key")
-            fixture.clock.advance(by: 7200)  // the access token is dead: a refresh would be sent
+            clock.advance(by: 7200)  // the access token is dead: a refresh would be sent
             let before = try await server.log().count
 
             let restored = manager(server, dpop: DPoPConfiguration(keyProvider: HeldOutsideProofKeyProvider(directory: keysElsewhere.path)), path: copyPath)
@@ -279,7 +282,7 @@ struct DPoPTests {
         try await DPoPTestServer.with { server in
             let manager = manager(server, dpop: DPoPConfiguration(keyProvider: SwappingProofKeyProvider()))
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
-            fixture.clock.advance(by: 7200)
+            clock.advance(by: 7200)
             let before = try await server.log().count
             #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.invariantViolation), showExpiredMessage: false))
             let tombstone = try #require(Vault.tombstone(at: fixture.path))
@@ -322,7 +325,9 @@ struct DPoPTests {
             let manager = manager(server)
             let session = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             await (try manager.vault).close()
-            let at = String(Fixtures.signInSeconds + 7200)
+            // Two hours later for the device and the server alike.
+            try await server.setClock(offset: 7200)
+            let at = String(Int(clock.now.timeIntervalSince1970) + 7200)
             let arguments = ["dpop-resume-at", fixture.path, fixture.path + ".key", server.authURL.absoluteString, at]
             let first = try TestHostProcess(arguments, scratch: fixture.directory)
             let second = try TestHostProcess(arguments, scratch: fixture.directory)

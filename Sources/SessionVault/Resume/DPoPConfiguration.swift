@@ -13,6 +13,8 @@ public struct DPoPConfiguration: Sendable {
     public let acceptsBearerDowngrade: Bool
     /// The servers' nonces, shared by every proof this configuration's manager makes.
     let nonces = DPoPNonceStore()
+    /// The authorization server's clock as measured by this configuration's manager.
+    let serverClock = DPoPServerClock()
 
     /// - Parameters:
     ///   - keyProvider: makes and finds the proof keys; the default keeps a software P-256 key

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Header `{"typ":"dpop+jwt","alg":"ES256","jwk":<public key>}`, claims `jti` (16 random bytes
 /// from libsodium, so no two proofs share one, in any process), `htm`, `htu` (the URL without
-/// query and fragment), `iat`, and `nonce` when the server gave one, `ath` when the request
+/// query and fragment), `iat` (the server's time as the device estimates it, see
+/// `DPoPServerClock`), and `nonce` when the server gave one, `ath` when the request
 /// carries an access token. The shipped refreshers send one with every token request when the
 /// manager has a `DPoPConfiguration`; a custom `SessionRefresher` gets it in
 /// `refresh(using:prover:)`.
@@ -15,9 +16,15 @@ public struct DPoPProver: Sendable {
     public let thumbprint: String
     private let jwk: String
     let nonces: DPoPNonceStore
+    /// The manager's clock (the device's), which `iat` follows, corrected by `serverClock`.
+    let clock: @Sendable () -> Date
+    let serverClock: DPoPServerClock
+    /// The server clock offset the vault recorded, until this process measures one.
+    let recordedClockOffset: TimeInterval?
 
     /// nil when the key's public key is not a 64-byte P-256 point.
-    init?(key: any ProofSigningKey, nonces: DPoPNonceStore) {
+    init?(key: any ProofSigningKey, nonces: DPoPNonceStore, clock: @escaping @Sendable () -> Date = { Date() },
+          serverClock: DPoPServerClock = DPoPServerClock(), recordedClockOffset: TimeInterval? = nil) {
         let publicKey = key.publicKeyXY
         guard let jwk = JWKThumbprint.canonicalJWK(publicKeyXY: publicKey),
               let thumbprint = JWKThumbprint.thumbprint(publicKeyXY: publicKey) else { return nil }
@@ -25,6 +32,23 @@ public struct DPoPProver: Sendable {
         self.jwk = jwk
         self.thumbprint = thumbprint
         self.nonces = nonces
+        self.clock = clock
+        self.serverClock = serverClock
+        self.recordedClockOffset = recordedClockOffset
+    }
+
+    /// The `iat` a proof made now carries: the server's time as estimated from the device's.
+    var issuedAt: Int64 { serverClock.issuedAt(deviceNow: clock(), recorded: recordedClockOffset) }
+
+    /// The offset (server minus device seconds) proofs are dated with now.
+    var clockOffset: TimeInterval { serverClock.offset ?? recordedClockOffset ?? 0 }
+
+    /// Records an authorization server answer's `Date`: the proofs after it are dated by it.
+    /// - Returns: whether the offset moved by more than `DPoPServerClock.meaningfulChange` from
+    ///   `previous` (a proof dated with `previous` may have been refused for its `iat`).
+    func measure(serverDate: Date, previous: TimeInterval) -> Bool {
+        guard let offset = serverClock.measure(serverDate: serverDate, deviceNow: clock()) else { return false }
+        return abs(offset - previous) > DPoPServerClock.meaningfulChange
     }
 
     /// A proof for one request.
@@ -47,7 +71,7 @@ public struct DPoPProver: Sendable {
             #""jti":"\#(JWKThumbprint.base64URL(Sodium.randomBytes(16)))""#,
             #""htm":"\#(JSONText.string(method))""#,
             #""htu":"\#(JSONText.string(Self.targetURI(url)))""#,
-            #""iat":\#(Int64(Date().timeIntervalSince1970))"#,
+            #""iat":\#(issuedAt)"#,
         ]
         if let nonce = nonces.nonce(for: url, server: server) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
         if let accessToken { claims.append(#""ath":"\#(accessToken.withRevealedBytes { JWKThumbprint.hash($0) })""#) }

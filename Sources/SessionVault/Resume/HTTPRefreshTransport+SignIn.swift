@@ -28,7 +28,7 @@ extension HTTPRefreshTransport {
             throw AuthErrorBody.classifySignInFailure(status: http.statusCode, body: data.prefix(16 * 1024),
                                                       retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"), codeExchange: codeExchange)
         }
-        let serverDate = http.value(forHTTPHeaderField: "Date").flatMap(Self.parseHTTPDate)
+        let serverDate = Self.serverDate(of: http)
         do {
             return SignInAnswer(tokens: RefreshedTokens(response: try TokenResponse(json: data), serverDate: serverDate), body: data)
         } catch {

@@ -15,7 +15,7 @@ struct HTTPRefreshTransport: Sendable {
         case .success(let answer): (data, http) = answer
         case .failure(let failure): throw .network(failure.detail)
         }
-        let serverDate = http.value(forHTTPHeaderField: "Date").flatMap(Self.parseHTTPDate)
+        let serverDate = Self.serverDate(of: http)
         guard (200..<300).contains(http.statusCode) else {
             throw AuthErrorBody.classifyRefreshFailure(status: http.statusCode, body: data, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"))
         }
@@ -52,33 +52,61 @@ struct HTTPRefreshTransport: Sendable {
     ///
     /// The retry is made only when it can differ from the refused request: the nonce was taken
     /// (one a proof cannot carry is ignored) and is not the one the refused proof carried.
+    ///
+    /// Every answer's `Date` header re-measures the server's clock the proofs are dated by
+    /// (`DPoPServerClock`). A proof refused as `invalid_dpop_proof` is sent once more when that
+    /// measurement moved the offset by more than `DPoPServerClock.meaningfulChange` (its `iat`
+    /// was likely outside the server's window: a device clock set wrong, or moved since the
+    /// offset was taken). The same single retry serves both: never more than two requests.
     func exchange(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
         let sentNonce = prover?.nonces.nonce(for: url, server: .authorization)
+        let sentOffset = prover?.clockOffset ?? 0
         var answer = await send(url, headers: headers, body: body, prover: prover)
         guard let prover, case .success(let (data, http)) = answer else { return answer }
         let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
         let taken = nonce.map { prover.nonces.remember($0, for: url, server: .authorization) } ?? false
-        if taken, nonce != sentNonce,
-           Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate")) {
+        let clockMoved = Self.serverDate(of: http).map { prover.measure(serverDate: $0, previous: sentOffset) } ?? false
+        let challenge = http.value(forHTTPHeaderField: "WWW-Authenticate")
+        let newNonce = taken && nonce != sentNonce && Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: challenge)
+        let redated = clockMoved && Self.refusesProof(status: http.statusCode, body: data, wwwAuthenticate: challenge)
+        if newNonce || redated {
             answer = await send(url, headers: headers, body: body, prover: prover)
-            if case .success(let (_, retried)) = answer, let next = retried.value(forHTTPHeaderField: "DPoP-Nonce") {
-                prover.remember(nonce: next, for: url)
+            if case .success(let (_, retried)) = answer {
+                if let next = retried.value(forHTTPHeaderField: "DPoP-Nonce") { prover.remember(nonce: next, for: url) }
+                if let date = Self.serverDate(of: retried) { _ = prover.measure(serverDate: date, previous: prover.clockOffset) }
             }
         }
         return answer
+    }
+
+    /// An answer's `Date` header, parsed.
+    static func serverDate(of http: HTTPURLResponse) -> Date? {
+        http.value(forHTTPHeaderField: "Date").flatMap(parseHTTPDate)
+    }
+
+    /// Whether an answer refuses the request's DPoP proof itself (`invalid_dpop_proof`, RFC
+    /// 9449 §7.1 and §5.2), in the body's `error` or a `DPoP` challenge's `error` parameter.
+    static func refusesProof(status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
+        says("invalid_dpop_proof", status: status, body: body, wwwAuthenticate: wwwAuthenticate)
     }
 
     /// Whether an answer is RFC 9449's "use this nonce": a token endpoint's 400 with
     /// `"error":"use_dpop_nonce"`, or a 401 whose `WWW-Authenticate` has a `DPoP` challenge with
     /// `error="use_dpop_nonce"` (the parameter, not the words anywhere in the header).
     static func asksForNonce(status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
+        says("use_dpop_nonce", status: status, body: body, wwwAuthenticate: wwwAuthenticate)
+    }
+
+    /// Whether a 400 or 401 carries the DPoP error `code`: as a `DPoP` challenge's `error`
+    /// parameter (not the words anywhere in the header), or as the JSON body's `error`.
+    private static func says(_ code: String, status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
         guard status == 400 || status == 401 else { return false }
         if let header = wwwAuthenticate,
-           AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == "use_dpop_nonce" }) {
+           AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == code }) {
             return true
         }
         let object = try? JSONSerialization.jsonObject(with: body.prefix(16 * 1024)) as? [String: Any]
-        return object?["error"] as? String == "use_dpop_nonce"
+        return object?["error"] as? String == code
     }
 
     /// One POST, with a proof of its own when there is a prover.

@@ -44,7 +44,9 @@ extension ResumeManager {
                 return .stop(.unavailable(retryAfter: 1, detail: "the proof key cannot be used right now: \(detail)"))
             }
         }
-        guard let prover = DPoPProver(key: key, nonces: dpop.nonces), prover.thumbprint == thumbprint else {
+        let recorded = try? await vault.recordedServerClockOffset()
+        guard let prover = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock, recordedClockOffset: recorded),
+              prover.thumbprint == thumbprint else {
             let reason = CorruptionReason(.invariantViolation, "session \(session.id): the proof key's thumbprint is not the recorded jkt")
             return .stop(await outcomeForError(VaultError.corrupted(reason)))
         }

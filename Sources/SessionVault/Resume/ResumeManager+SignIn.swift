@@ -60,7 +60,9 @@ extension ResumeManager {
         if let dpop {
             do throws(ProofKeyError) {
                 let key = try await dpop.keyProvider.makeKey()
-                guard let made = DPoPProver(key: key, nonces: dpop.nonces) else { throw ProofKeyError.failed("the new key is not a P-256 key") }
+                let recorded = try? await vault.recordedServerClockOffset()
+                guard let made = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock,
+                                            recordedClockOffset: recorded) else { throw ProofKeyError.failed("the new key is not a P-256 key") }
                 proofKey = NewProofKey(stored: try key.storedForm(), thumbprint: made.thumbprint)
                 prover = made
             } catch {

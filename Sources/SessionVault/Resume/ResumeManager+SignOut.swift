@@ -118,7 +118,9 @@ extension ResumeManager {
               let storedForm = stored.stored else { return nil }
         let key: any ProofSigningKey
         do { key = try await dpop.keyProvider.key(fromStored: storedForm) } catch { return nil }
-        guard let prover = DPoPProver(key: key, nonces: dpop.nonces), prover.thumbprint == thumbprint else { return nil }
+        let recorded = try? await vault.recordedServerClockOffset()
+        guard let prover = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock, recordedClockOffset: recorded),
+              prover.thumbprint == thumbprint else { return nil }
         return prover
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 /// A DPoP sign-in's proof key on its way into the vault: its provider's stored form and its
 /// RFC 7638 thumbprint, the value the server bound the tokens to.
 package struct NewProofKey: Sendable {
@@ -47,5 +48,15 @@ extension Vault {
             stored = nil
         }
         return StoredProofKey(sessionID: record.session.id, thumbprint: record.session.proofKeyThumbprint, stored: stored)
+    }
+}
+
+extension Vault {
+    /// The server clock offset (server minus device seconds) the vault recorded with the last
+    /// tokens it stored; 0 when none was measured. DPoP proofs are dated with it until the
+    /// process measures its own (`DPoPServerClock`).
+    package func recordedServerClockOffset() throws(VaultError) -> TimeInterval {
+        try refreshIfChangedElsewhere()
+        return state.serverClockOffset
     }
 }

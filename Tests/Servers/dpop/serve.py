@@ -17,12 +17,18 @@ Endpoints (on 127.0.0.1, a free port; prints `OAUTH-SERVER READY port=<n>`, exit
   POST /auth/v1/logout?scope=…  Authorization: DPoP <access token>, DPoP: proof with ath -> 204, the
                    session (every token bound to that key) ended; Bearer, or a bad proof: 401
   GET  /harness/log  every request seen, in order: path, grant, whether a proof came, jti, nonce, status
-Options: --require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
+  POST /harness/clock  {"offset": seconds}: the server's clock from now on (see --clock-offset)
+Every request's log entry also has the proof's iat and the thumbprint jwcrypto computes of its
+jwk (RFC 7638), read without verifying, for the tests to compare with the client's.
+Options: --clock-offset N (the server's clock runs N seconds ahead of this machine's, behind when
+negative: its Date headers and its iat window follow it),
+--require-nonce (a nonce in every token request's proof; use_dpop_nonce otherwise),
 --resource-nonce (the same for /resource, with a nonce of its own), --downgrade (answer
 token_type Bearer), --downgrade-refresh (sign-ins bound, a refresh answered with unbound Bearer
 tokens, which are refreshed without a proof afterwards), --stuck-nonce (every token request
 refused with use_dpop_nonce and the same nonce, the right one included), --bad-nonce (with
---require-nonce: the nonce offered is no printable token, a client cannot send it), --access-seconds N.
+--require-nonce: the nonce offered is no printable token, a client cannot send it), --access-seconds N,
+--refuse-proofs (every proof that passes the checks is refused anyway as invalid_dpop_proof).
 """
 import argparse
 import hashlib
@@ -51,6 +57,12 @@ codes = {}            # authorization code -> {"challenge", "redirect_uri", "use
 log = []
 options = None
 server_nonce = "n-" + secrets.token_urlsafe(16)
+clock_offset = 0.0
+
+
+def server_now():
+    """The server's clock: this machine's, moved by --clock-offset or /harness/clock."""
+    return time.time() + clock_offset
 resource_nonce = "r-" + secrets.token_urlsafe(16)
 
 
@@ -85,7 +97,7 @@ def verify_proof(handler, method, access_token=None, nonce=None):
     if claims.get("htm") != method or claims.get("htu") != url:
         raise ProofError("invalid_dpop_proof", "htm or htu does not match the request")
     iat = claims.get("iat")
-    if not isinstance(iat, int) or abs(time.time() - iat) > IAT_WINDOW:
+    if not isinstance(iat, int) or abs(server_now() - iat) > IAT_WINDOW:
         raise ProofError("invalid_dpop_proof", "iat missing or out of the window")
     jti = claims.get("jti")
     if not isinstance(jti, str) or len(jti) < 16:
@@ -99,6 +111,8 @@ def verify_proof(handler, method, access_token=None, nonce=None):
         if jti in seen_jti:
             raise ProofError("invalid_dpop_proof", "jti replayed")
         seen_jti.add(jti)
+    if options.refuse_proofs:
+        raise ProofError("invalid_dpop_proof", "every proof is refused (--refuse-proofs)")
     return key.thumbprint(), claims
 
 
@@ -107,6 +121,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def date_time_string(self, timestamp=None):
+        # The Date header tells the server's clock, as a real server's does.
+        return super().date_time_string(server_now() if timestamp is None else timestamp)
 
     def read_body(self):
         """The request body, whether sized or chunked (Foundation on Linux sends either)."""
@@ -143,11 +161,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def entry(self, grant=None):
         proof = self.headers.get("DPoP")
-        entry = {"path": urlsplit(self.path).path, "grant": grant, "proof": proof is not None, "jti": None, "nonce": None}
+        entry = {"path": urlsplit(self.path).path, "grant": grant, "proof": proof is not None, "jti": None, "nonce": None,
+                 "iat": None, "jkt": None, "serverTime": int(server_now())}
         if proof:
             try:
                 claims = json.loads(_payload(proof))
-                entry["jti"], entry["nonce"] = claims.get("jti"), claims.get("nonce")
+                entry["jti"], entry["nonce"], entry["iat"] = claims.get("jti"), claims.get("nonce"), claims.get("iat")
+                entry["jkt"] = jwk.JWK(**_header(proof)["jwk"]).thumbprint()
             except Exception:
                 pass
         return entry
@@ -206,6 +226,15 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {}
+        if split.path == "/harness/clock":
+            global clock_offset
+            clock_offset = float(json.loads(raw)["offset"])
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            return
         entry = self.entry(grant)
         if split.path == "/auth/v1/logout":
             return self.logout(entry)
@@ -290,6 +319,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
 
+def _header(proof):
+    """The protected header of a proof, unverified: only for the log the tests read."""
+    from jwcrypto.common import base64url_decode
+    return json.loads(base64url_decode(proof.split(".")[0]))
+
+
 def _payload(proof):
     """The claims of a proof, unverified: only for the log the tests read."""
     from jwcrypto.common import base64url_decode
@@ -306,7 +341,11 @@ def main():
     parser.add_argument("--stuck-nonce", action="store_true")
     parser.add_argument("--bad-nonce", action="store_true")
     parser.add_argument("--access-seconds", type=int, default=3600)
+    parser.add_argument("--clock-offset", type=float, default=0.0)
+    parser.add_argument("--refuse-proofs", action="store_true")
     options = parser.parse_args()
+    global clock_offset
+    clock_offset = options.clock_offset
     global server_nonce
     if options.stuck_nonce:
         options.require_nonce = True

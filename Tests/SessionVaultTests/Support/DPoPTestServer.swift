@@ -92,12 +92,28 @@ final class DPoPTestServer: @unchecked Sendable {
         let jti: String?
         let nonce: String?
         let status: Int
+        /// The proof's `iat`, read without verifying.
+        let iat: Int64?
+        /// RFC 7638 thumbprint of the proof's `jwk`, computed by jwcrypto.
+        let jkt: String?
+        /// The server's clock when the request came, in whole seconds.
+        let serverTime: Int64?
     }
 
     /// Every request the server saw, in order.
     func log() async throws -> [Seen] {
         let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("harness/log"))
         return try JSONDecoder().decode([Seen].self, from: data)
+    }
+
+    /// Sets the server's clock to this machine's plus `offset` seconds from now on.
+    func setClock(offset: TimeInterval) async throws {
+        var request = URLRequest(url: baseURL.appendingPathComponent("harness/clock"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["offset": offset])
+        let (_, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 204 else { throw OAuthTestServerError.unexpectedStatus("the clock harness", status) }
     }
 
     /// The token requests the server saw.
