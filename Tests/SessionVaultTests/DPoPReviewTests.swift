@@ -65,6 +65,24 @@ struct DPoPReviewTests {
         }
     }
 
+    @Test("sign-out of a DPoP-bound session where no proof can be made (no DPoPConfiguration, or the key lost): signed out here, the bound tokens not sent as bearer ones, the server not told and said so")
+    func signOutWithoutAProofSendsNoBoundToken() async throws {
+        try await DPoPTestServer.with { server in
+            let signedIn = manager(server)
+            _ = try await signedIn.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            await (try signedIn.vault).close()
+            let before = try await server.log().count
+            // Its access token dead by the device's clock too: no refresh without a proof either.
+            clock.advance(by: 7200)
+            let plain = manager(server, dpop: nil)
+            let result = try await plain.signOut()
+            guard case .failed(let detail) = result.server else { Issue.record("the server was not told: \(result.server)"); return }
+            #expect(detail.contains("DPoP-bound"), "\(detail)")
+            #expect(try await plain.vault.currentSession() == nil, "signed out on the device")
+            #expect(try await server.log().count == before, "no bearer logout, no refresh without a proof")
+        }
+    }
+
     @Test("a manager without a DPoPConfiguration on a DPoP-bound session: unavailable for tokens and refreshes, no proof, nothing sent")
     func managerWithoutDPoPNeverSendsABoundToken() async throws {
         try await DPoPTestServer.with { server in

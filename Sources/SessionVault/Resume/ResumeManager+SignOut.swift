@@ -65,6 +65,13 @@ extension ResumeManager {
     /// refresh token, so nobody else is spending it).
     private func endServerSession(_ terminator: any SessionTerminator, session: Session, refreshToken: Token?, accessToken: Token?,
                                   scope: SignOutScope, mayRefresh: Bool, prover: DPoPProver?) async -> ServerSignOut {
+        // A DPoP-bound access token is never sent as a bearer one, nor its refresh token
+        // without a proof (RFC 9449 §7.2): without a prover (no DPoPConfiguration here, or the
+        // key lost) a logout authenticated by the access token cannot be made. A revocation
+        // (RFC 7009) names the refresh token without presenting it, and goes ahead.
+        if session.proofKeyThumbprint != nil, prover == nil, terminator.endsSessionWithAccessToken {
+            return .failed(Self.boundWithoutProofForSignOut)
+        }
         var access = accessToken, refresh = refreshToken
         var refreshed = false
         let needsAccess = terminator.endsSessionWithAccessToken && mayRefresh
@@ -109,9 +116,12 @@ extension ResumeManager {
         case failure(ServerSignOut)
     }
 
+    /// Why the server was not told of a DPoP-bound session's sign-out.
+    static let boundWithoutProofForSignOut = "the session is DPoP-bound and no proof can be made here (no DPoPConfiguration, or its key is lost or unusable): its tokens are not sent as bearer ones, so the server was not told"
+
     /// The prover of a DPoP `session` for its sign-out, without side effects: a key that is
-    /// lost, unavailable or not the recorded one gives none (the server is then told without a
-    /// proof, which a DPoP server refuses; the local sign-out happens regardless).
+    /// lost, unavailable or not the recorded one gives none (a logout authenticated by the
+    /// access token is then not sent; the local sign-out happens regardless).
     private func proverForSignOut(_ session: Session?, in vault: Vault) async -> DPoPProver? {
         guard let dpop, let session, let thumbprint = session.proofKeyThumbprint else { return nil }
         guard let stored = try? await vault.currentProofKey(), stored.sessionID == session.id,
