@@ -38,4 +38,21 @@ struct APIFailureTests {
         #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8), sentToken: sent) == nil)
         #expect(try await manager.vault.refreshToken() != nil, "tokens kept")
     }
+
+    /// The challenge is read as RFC 9110 challenges (the header may list several, any order):
+    /// `invalid_token` counts as the `error` parameter of a Bearer or DPoP challenge only.
+    @Test(arguments: [
+        (#"Bearer error="invalid_token""#, true),
+        (#"Basic realm="api", Bearer error="invalid_token""#, true),
+        (#"DPoP algs="ES256", error="invalid_token""#, true),
+        (#"Bearer error = "invalid_token", error_description="expired""#, true),
+        (#"Bearerish error="invalid_token""#, false),
+        (#"Newauth realm="x", error="invalid_token""#, false),
+        (#"Bearer error="insufficient_scope", error_description="not an invalid_token""#, false),
+        (#"DPoP error="use_dpop_nonce""#, false),
+    ])
+    func challengeSaysInvalidTokenOnlyAsItsErrorParameter(header: String, refreshes: Bool) {
+        let verdict = APIFailureVerdict.classify(status: 401, body: Data(), wwwAuthenticate: header)
+        #expect((verdict == .refreshAccessToken) == refreshes, "\(header): \(verdict)")
+    }
 }

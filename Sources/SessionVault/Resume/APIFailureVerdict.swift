@@ -32,8 +32,12 @@ enum APIFailureVerdict: Equatable {
     /// `Bearer realm="…", error="invalid_token", …` (RFC 6750 §3), parameters in any order, or
     /// the same in the `DPoP` scheme (RFC 9449 §7.1: a DPoP-bound token the resource refused).
     /// A DPoP `use_dpop_nonce` challenge is not one: it asks for a nonce, not another token.
+    /// The header is read as a list of challenges (RFC 9110 §11.6.1): a Bearer challenge after
+    /// a Basic one counts, the words inside another parameter's value or another scheme do not.
     static func challengeSaysInvalidToken(_ challenge: String?) -> Bool {
-        guard let challenge = challenge?.lowercased(), challenge.hasPrefix("bearer") || challenge.hasPrefix("dpop") else { return false }
-        return challenge.replacingOccurrences(of: " ", with: "").contains("error=\"invalid_token\"")
+        guard let challenge else { return false }
+        return AuthenticationChallenge.parse(challenge).contains {
+            ($0.scheme == "bearer" || $0.scheme == "dpop") && $0.parameters["error"]?.lowercased() == "invalid_token"
+        }
     }
 }
