@@ -9,8 +9,7 @@ import FoundationNetworking
 /// the key that proved possession, and a resource that wants `Authorization: DPoP` with `ath`.
 final class DPoPTestServer: @unchecked Sendable {
     // Sendable: set once in `start`, only stopped afterwards.
-    private let process: Process
-    private let input: Pipe
+    private let server: PythonTestServer
     let baseURL: URL
     static let email = "alice@example.com"
     static let password = "correct horse battery staple"
@@ -21,55 +20,22 @@ final class DPoPTestServer: @unchecked Sendable {
     var tokenEndpoint: URL { baseURL.appendingPathComponent("auth/v1/token") }
     var resourceURL: URL { baseURL.appendingPathComponent("resource") }
 
-    private init(process: Process, input: Pipe, baseURL: URL) {
-        self.process = process
-        self.input = input
+    private init(server: PythonTestServer, baseURL: URL) {
+        self.server = server
         self.baseURL = baseURL
     }
 
     static func start(_ options: [String] = []) async throws -> DPoPTestServer {
-        let python = OAuthTestServer.packageRoot.appendingPathComponent(".build-oauth-venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else { throw OAuthTestServerError.venvMissing(python) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [OAuthTestServer.packageRoot.appendingPathComponent("Tests/Servers/dpop/serve.py").path] + options
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONUNBUFFERED"] = "1"
-        environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        let ready = ReadyLine()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            ready.append(data)
+        let server = try await PythonTestServer.start("dpop/serve.py", arguments: options, readyWithin: 60)
+        do {
+            return DPoPTestServer(server: server, baseURL: try server.baseURL())
+        } catch {
+            await server.stop()
+            throw error
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            ready.appendError(data)
-        }
-        process.terminationHandler = { process in ready.exited(process.terminationStatus) }
-        try process.run()
-        let port = try await ready.port(timeout: 60)
-        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else { throw OAuthTestServerError.notReady(seconds: 0) }
-        return DPoPTestServer(process: process, input: input, baseURL: baseURL)
     }
 
-    func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        try? input.fileHandleForWriting.close()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-    }
+    func stop() async { await server.stop() }
 
     /// Runs `body` with a fresh server, stopping it afterwards.
     static func with<R>(_ options: [String] = [], _ body: (DPoPTestServer) async throws -> R) async throws -> R {

@@ -11,10 +11,9 @@ import FoundationNetworking
 /// protection (a reused refresh token revokes its whole family) and a short access token
 /// lifetime; one public client allowed the password grant, one user.
 final class OAuthTestServer: @unchecked Sendable {
-    // Sendable: `process` and the pipes are set once in `start` and only stopped afterwards.
-    private let process: Process
-    private let input: Pipe
-    let port: Int
+    // Sendable: `server` is set once in `start` and only stopped afterwards.
+    private let server: PythonTestServer
+    var port: Int { server.port }
     /// The public client serve.py registers (password grant; refresh allowed with it).
     static let clientID = "sessionvault-test-client"
     static let username = "pat"
@@ -37,67 +36,27 @@ final class OAuthTestServer: @unchecked Sendable {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private init(process: Process, input: Pipe, port: Int, baseURL: URL) {
-        self.process = process
-        self.input = input
-        self.port = port
+    private init(server: PythonTestServer, baseURL: URL) {
+        self.server = server
         self.baseURL = baseURL
     }
 
     /// Starts a fresh server (fresh database) and returns once it listens.
     /// - Parameter accessTokenSeconds: the server's access token lifetime.
     static func start(accessTokenSeconds: Int = 5) async throws -> OAuthTestServer {
-        let python = packageRoot.appendingPathComponent(".build-oauth-venv/bin/python").path
-        // Missing is a failure, never a skip: `make test` installs it first.
-        guard FileManager.default.isExecutableFile(atPath: python) else { throw OAuthTestServerError.venvMissing(python) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        let serve = packageRoot.appendingPathComponent("Tests/Servers/oauth/serve.py").path
-        process.arguments = [serve, clientID, username, password]
-        var environment = ProcessInfo.processInfo.environment
-        environment["OAUTH_HARNESS_ACCESS_SECONDS"] = String(accessTokenSeconds)
-        environment["PYTHONUNBUFFERED"] = "1"
-        // No __pycache__ in the source tree.
-        environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        // Kept open for the server's life: the server exits when it closes (this process died).
-        process.standardInput = input
-        let ready = ReadyLine()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            ready.append(data)
+        let server = try await PythonTestServer.start("oauth/serve.py", arguments: [clientID, username, password],
+                                                      environment: ["OAUTH_HARNESS_ACCESS_SECONDS": String(accessTokenSeconds)],
+                                                      readyWithin: 90)
+        do {
+            return OAuthTestServer(server: server, baseURL: try server.baseURL())
+        } catch {
+            await server.stop()
+            throw error
         }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            ready.appendError(data)
-        }
-        process.terminationHandler = { process in ready.exited(process.terminationStatus) }
-        try process.run()
-        let port = try await ready.port(timeout: 90)
-        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
-            process.terminate()
-            throw OAuthTestServerError.notReady(seconds: 0)
-        }
-        return OAuthTestServer(process: process, input: input, port: port, baseURL: baseURL)
     }
 
     /// Stops the server and waits for it to exit.
-    func stop() async {
-        guard process.isRunning else { return }
-        process.terminate()
-        try? input.fileHandleForWriting.close()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-    }
+    func stop() async { await server.stop() }
 
     /// Runs `body` with a fresh server and stops it afterwards, whether `body` threw or not.
     static func with<R>(accessTokenSeconds: Int = 5, _ body: (OAuthTestServer) async throws -> R) async throws -> R {
