@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SessionVaultTestSupport
 
 /// The files a power cut may leave, as the crash-state explorer builds them from a `Trace`.
 ///
@@ -76,7 +77,7 @@ struct CrashStateBuilder {
                 if isEssential { essential.append(state) } else { others.append(state) }
             }
         }
-        var generator = SplitMix(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         others.shuffle(using: &generator)
         let distinct = essential.count + others.count
         return (Array((essential + others).prefix(max(cap, essential.count))), candidates, distinct)
@@ -128,7 +129,7 @@ struct CrashStateBuilder {
             ("data-only", Choice(kept: Set(data), torn: nil), true),
         ]
         guard !pending.isEmpty else { return result }
-        var generator = SplitMix(seed: seed &+ UInt64(point) &* 0x9E37_79B9_7F4A_7C15)
+        var generator = SeededGenerator(seed: seed &+ UInt64(point) &* 0x9E37_79B9_7F4A_7C15)
         // In-order prefixes: all of them when few, else a seeded sample.
         let lengths = pending.count <= 12 ? Array(1..<pending.count) : (0..<10).map { _ in Int.random(in: 1..<pending.count, using: &generator) }
         for length in Set(lengths).sorted() {
@@ -252,18 +253,5 @@ struct CrashStateBuilder {
             }
             fchmod(fd, 0o600)
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64): one seed, one sequence of states, on every machine.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

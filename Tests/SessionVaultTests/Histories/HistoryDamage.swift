@@ -1,5 +1,6 @@
 import Foundation
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Damage a history injects into the vault's files while no actor has them open (issue 26): the
 /// real bytes on disk, as the corruption suite damages them, each with the kind an open must

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// One step of a history (issue 26). Actor 0 is the app, 1 and 2 are extensions, each its own
 /// `ResumeManager` on its own vault connection (its own file descriptors, so the refresh lock's

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTestSupport
 
 /// Histories, not examples (issue 26): seeded random histories of the session lifecycle (an app
 /// and two extensions on one vault, a GoTrue-shaped server with faults and revocations, a clock

@@ -1,11 +1,12 @@
 /// SplitMix64: a tiny seeded generator, so a history is the same on every machine and a seed
-/// printed by a failure replays it exactly (Swift's own generator is not seedable).
-struct SeededGenerator: RandomNumberGenerator {
+/// printed by a failure replays it exactly (Swift's own generator is not seedable). The session
+/// histories and the crash-state explorer draw from it.
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
