@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -170,12 +170,30 @@ bench: deps $(BENCH_DEPS)
 			|| { echo "the benchmark suite is not linked to $(SQLCIPHER4_LIB)"; exit 1; }; } && \
 		python3 report.py $(BENCH_SCRATCH)/bench-results/Current_run.jmh.json
 
-# The README's Swift code is compiled source (Examples/ReadmeExamples, built with the package):
-# every README block must equal its file, and a client package built from the README's manifest
-# and blocks alone runs the story (launch, sign-in, API call, sign-out) against
-# django-oauth-toolkit. See scripts/readme-client.sh.
+# The README's and the DocC articles' Swift code is compiled source (Examples/ReadmeExamples,
+# built with the package): every marked block must equal its file, every example must be shown
+# in the README or an article, every relative link of README, ARCHITECTURE, CONTRIBUTING and
+# Benchmarks/README must resolve, and a client package built from the README's manifest and the
+# blocks of the README and its named articles runs the story (launch, sign-in, API call,
+# sign-out) against django-oauth-toolkit. See scripts/readme_examples.py and readme-client.sh.
 check-readme: deps test-servers
 	./scripts/readme-client.sh
+
+# The CLI's help texts and the README's transcript are checked against the built binary by
+# SnapshotTests (Tests/SessionVaultCLITests/Snapshots). After a deliberate change to a help text
+# or to the transcript's commands, this rewrites the files from the binary; then paste
+# Snapshots/transcript.txt into the README (readme_examples.py check fails until it matches).
+cli-snapshots: deps
+	swift build --build-tests
+	SESSIONVAULT_UPDATE_SNAPSHOTS=1 swift test --skip-build --filter SnapshotTests
+
+# The sessionvault manual page, from the commands' help texts (swift-argument-parser's
+# generate-manual plugin, debug build): .build/plugins/GenerateManual/outputs/sessionvault/
+# sessionvault.1; read it with `man -l`. MANUAL_DATE fixes the date it carries.
+MANUAL_DATE ?= $(shell date -u +%Y-%m-%d)
+manual: deps
+	swift package generate-manual --configuration debug --date $(MANUAL_DATE)
+	@echo "man -l .build/plugins/GenerateManual/outputs/sessionvault/sessionvault.1"
 
 # DocC (swift-docc-plugin): the catalog in Sources/SessionVault/Documentation.docc and every
 # public symbol's doc comment, warnings treated as errors. The archive lands in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # "Done when a client package built from the README's text alone compiles and runs the whole
 # story against the local test server" (issue 15): builds a client package from the README's
-# manifest and Swift blocks (scripts/readme_examples.py assemble), starts django-oauth-toolkit
+# manifest and the Swift blocks of the README and the DocC articles that
+# scripts/readme_examples.py names (readme_examples.py assemble), starts django-oauth-toolkit
 # (Tests/Servers/oauth, as the real-server tests do), and runs the story: first launch → login,
 # sign-in, launch → home, one API call, sign-out → login. Exit 0 only if every step held.
 # The client lives in .build-readme-client/MyApp (rewritten each run) with its own scratch path

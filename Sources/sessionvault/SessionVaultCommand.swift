@@ -14,7 +14,18 @@ struct SessionVaultCommand: AsyncParsableCommand {
             exactly three fractional digits (2026-01-01T09:00:00.000Z); --now, --since and --until \
             also take Unix seconds. --json prints a stable machine-readable form. The read-only \
             commands (inspect, verify, events, export-key, resume --dry-run) work on a private copy \
-            of the files and never change the vault.
+            of the files and never change the vault. Tokens are shown only as fingerprints (keyed \
+            BLAKE2b, 16 hex digits); export-key is the one exception, and it prints the database \
+            key, never a token.
+
+            Output: JSON keys are added over time, never renamed; every command that reads a vault \
+            names it as "vault", and "session" is always the session object or null. Text output \
+            is aligned tables, in colour only when stdout is a terminal (NO_COLOR turns it off). \
+            Text that came from outside (a subject, a path) is shown, never obeyed: control \
+            characters and bidi overrides are escaped in text output; JSON stays exact. A corrupted \
+            vault is wiped only by resume and wipe, and never on a wrong or missing key or a file \
+            with no vault header. The tool refuses core dumps before it reads its arguments, so a \
+            crash leaves no key in a core file.
             """ + ExitStatus.help,
         version: SessionVaultVersion.current,
         subcommands: [

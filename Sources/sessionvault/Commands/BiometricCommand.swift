@@ -7,7 +7,10 @@ struct BiometricCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "biometric",
         abstract: "Turn biometric unlock on or off for the current session and the device preference.",
-        discussion: ExitStatus.table)
+        discussion: """
+            Sets the biometric unlock flag of the current session and the device's preference \
+            (the one a new sign-in starts with), and records the change in the audit log.
+            """ + ExitStatus.help)
 
     @Argument(help: ArgumentHelp("enable or disable."))
     var setting: Setting

@@ -7,6 +7,10 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "A tour: create a key and a vault, sign in, then walk the clock and a damaged byte through every resume path.",
         discussion: """
+            The tour signs in with a sample Supabase GoTrue response, moves its own clock to show \
+            valid, expired and missing, flips a byte of the database to show corrupted, wiped with \
+            a tombstone, then missing, and ends with what inspect shows. `make run` runs it.
+
             Uses only its own files in the directory (vault.key, vault.db and its sidecars), removed first on \
             every run. With --json it prints one JSON document when the tour ends: {"tour", "directory", \
             "keyFile", "vault", "startedAt", "steps", "tryIt"}, each step {"step", "title", "at", "facts", \

@@ -10,7 +10,11 @@ struct EventsCommand: AsyncParsableCommand {
         discussion: """
             Reads a private copy of the vault's files, so the originals never change. Times are in the \
             one form every command prints (2026-01-01T09:00:00.000Z); --since and --until take ISO 8601 \
-            or Unix seconds and keep the events at or after, at or before them.
+            or Unix seconds and keep the events at or after, at or before them. The session id is \
+            shown whole, to match server logs (GoTrue's session_id) and your API's logs. A token \
+            appears as its fingerprint, a keyed hash only this vault's key can compute: it matches \
+            the same vault's audit log and your app's logs, never a server's. --evidence adds the \
+            chain-of-custody record.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

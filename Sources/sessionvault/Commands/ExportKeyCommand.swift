@@ -22,7 +22,9 @@ struct ExportKeyCommand: AsyncParsableCommand {
             shell alike. With --json: {"vault", "statements": [...]}. The key opens the pages only: \
             tokens stay sealed under a separate key. The vault's files are only read. --evidence adds \
             the chain-of-custody record: after the statements as SQL comments (-- lines, so the output \
-            still pastes as is), or as "evidence" in the JSON.
+            still pastes as is), or as "evidence" in the JSON. It works on a damaged vault too: only \
+            the header and the key check value are needed. Use the shell on a second copy of the \
+            files: the shell itself writes (it checkpoints the log when it closes).
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

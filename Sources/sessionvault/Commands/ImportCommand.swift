@@ -10,7 +10,9 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Creates the vault (and, with --key-file, its key) when absent. With --passphrase-stdin \
             the first line of standard input is the passphrase and the rest is the token response. \
-            It says when it created the key file, and when nothing changed (the same tokens again).
+            It says when it created the key file, and when nothing changed (the same tokens again). \
+            It prints the stored session as resume does: subject, tenant and roles, the tokens' \
+            fingerprints and expiries, and the path the app would take now.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

@@ -12,6 +12,17 @@ struct InspectCommand: AsyncParsableCommand {
             applied to the copy only, and the record says when it held pages the main file lacks). \
             Without --key-file or --passphrase-stdin it shows what the header, the tombstone and the \
             files alone say, marked unauthenticated.
+
+            With the key it shows the cipher and SQLite versions, page size and count, the \
+            generation in the database and the header, each file's size, the schema version and \
+            every applied migration with its checksum, every session with the path it would take \
+            now, the state row, the latest audit events, the tombstone, and the chain-of-custody \
+            record (SHA-256, size and modification time of each file as read, the write-ahead \
+            log's frames, tool and engine versions, and whether the originals read the same \
+            afterwards). Exit status 1 means damaged or absent: what could be read is still \
+            printed. With --json: "vault", "inspectedAt", "authenticated", "cipher", \
+            "sqliteVersion", "schemaVersion", "migrations", "sessions", "state", "header", \
+            "files", "events", "tombstone" (or null) and "evidence".
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

@@ -7,7 +7,12 @@ struct KeygenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Create a new random root key file (mode 0600). Never overwrites an existing file.",
-        discussion: ExitStatus.table)
+        discussion: """
+            Writes 32 random bytes in SessionVault's key file form (56 bytes with its version and \
+            checksum), mode 0600 whatever the umask. An existing file or symbolic link at the path \
+            is never overwritten: keygen stops with exit status 1. Keep the key file apart from \
+            backups of the vault: the two together open it.
+            """ + ExitStatus.help)
 
     @Option(name: .customLong("key-file"), help: ArgumentHelp("Where to write the new key file.", valueName: "path"),
             completion: .file(), transform: PathText.withDirectory)

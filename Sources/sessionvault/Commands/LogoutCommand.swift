@@ -7,7 +7,12 @@ struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
         abstract: "Sign out: delete the current session's tokens; the vault then resumes as missing (signedOut).",
-        discussion: ExitStatus.table)
+        discussion: """
+            Deletes the current session's refresh and access tokens and records the sign-out in \
+            the audit log; the write-ahead log is truncated, so no copy of the tokens stays in the \
+            vault's files. The server is not told: the CLI has no connection to it. Without a \
+            current session it marks the vault signed out.
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
 

@@ -7,7 +7,12 @@ struct RekeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt the vault under a new root key; afterwards the old key no longer opens it.",
-        discussion: "The new key file is created (as by keygen) when it does not exist yet." + ExitStatus.help)
+        discussion: """
+            Re-encrypts every page and seals every token again under the key in --new-key-file, \
+            which is created (as by keygen) when it does not exist yet. A crash at any point \
+            leaves a vault that one of the two keys opens. Afterwards the old key no longer opens \
+            the vault: destroy it once you no longer need it.
+            """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
 

@@ -14,7 +14,10 @@ struct ResumeCommand: AsyncParsableCommand {
             path, so it prints a hint to use `wipe --yes --without-key` instead. --dry-run decides \
             on a private copy of the files, so nothing of the vault changes. Exit status 0 when a \
             path was decided and acted on; 2 when the key does not open the vault and 3 when the \
-            recovery was withheld for another reason (the path is printed all the same).
+            recovery was withheld for another reason (the path is printed all the same). The text \
+            ends with what the app does on that path. With --json: {"path", "reason", "session" \
+            (or null), "vault"}, plus "detail", "recovered", "tombstone", "next", "hint", "dryRun" \
+            and "evidence" where they apply.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

@@ -10,7 +10,9 @@ struct VerifyCommand: AsyncParsableCommand {
         discussion: """
             Scans a private copy of the vault's files, so the originals never change. 1 means damage \
             found (also when found while opening; the pages are then scanned all the same). Each \
-            finding names the page, table and session it concerns, in text and JSON alike.
+            finding names the page, table and session it concerns, in text and JSON alike, and \
+            the report says how many pages were scanned and how long it took. --evidence adds the \
+            chain-of-custody record.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions

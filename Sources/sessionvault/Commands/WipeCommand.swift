@@ -11,7 +11,9 @@ struct WipeCommand: AsyncParsableCommand {
             A key that does not match the vault, is missing, or cannot be checked (no vault header) \
             refuses the wipe (exit 3): the path may be mistyped. Add --without-key to wipe anyway; that \
             key is then kept, as it may belong to another vault. A key that cannot be read right now \
-            refuses the wipe: retry later.
+            refuses the wipe: retry later. Deleted: the database, its -wal, -shm and -journal \
+            files and the header; the key is destroyed (crypto-shred). Without --yes it is a usage \
+            error and nothing is touched.
             """ + ExitStatus.help)
 
     @OptionGroup var options: VaultOptions
