@@ -3,8 +3,8 @@ import Testing
 @testable import SessionVault
 
 extension CorruptionRecovery {
-    /// The peers' session-loss bug about undecodable stored credentials (issue 17), on a real
-    /// vault damaged by a keyed writer.
+    /// The peers' session-loss bug about undecodable stored credentials, on a real vault damaged by
+    /// a keyed writer.
     @Suite("Peer bugs: undecodable stored credentials")
     struct PeerBugCorruptionTests {
         // okta-mobile-swift #138: after an SDK update changed the token's JSON format, the stored

@@ -7,9 +7,9 @@ import Glibc
 #endif
 
 extension CorruptionRecovery {
-    /// The peers' newer session-loss threads (issue 25): an upgrade whose migration stopped, two
-    /// stores at colliding names, and a session assembled from files of different write
-    /// generations. Each on real files, with real child processes killed or starved of space.
+    /// The peers' newer session-loss threads: an upgrade whose migration stopped, two stores at
+    /// colliding names, and a session assembled from files of different write generations. Each on
+    /// real files, with real child processes killed or starved of space.
     @Suite("Peer bugs: failed upgrades, colliding paths, mixed generations")
     struct PeerBugUpgradeAndMixTests {
         static let goldenRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -205,7 +205,7 @@ extension CorruptionRecovery {
             // Another library, its own key, the same vault path: its launch says "not now", not
             // "signed out", and wipes nothing.
             // (A library whose key was never made meets a key-missing vault, which is what a
-            // vault restored without its key looks like too: see the report of issue 25.)
+            // vault restored without its key looks like too.)
             let otherKey = KeyFileProvider(path: fixture.directory.file("other.key"))
             _ = try otherKey.rootKey(recorded: nil, create: true)
             let before = digest()

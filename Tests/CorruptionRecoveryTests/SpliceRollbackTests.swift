@@ -3,8 +3,8 @@ import Testing
 @testable import SessionVault
 
 extension CorruptionRecovery {
-    /// Issue 16, point 3: putting back part or all of an older copy of the vault's files, with
-    /// the same key, is caught at open instead of bringing an older session back as valid.
+    /// Putting back part or all of an older copy of the vault's files, with the same key, is caught
+    /// at open instead of bringing an older session back as valid.
     @Suite("Rollback that cannot be spliced: a page, the database with its header, with its log")
     struct SpliceRollbackTests {
         /// The fixture's vault signed in at version 1, biometric unlock off; its files as bytes.

@@ -2,10 +2,10 @@ import Foundation
 import SessionVaultTestSupport
 import Testing
 
-/// The crash-state explorer (issue 25): records every durability-relevant call a workload makes
-/// on the vault's files (Tests/CrashStates/interposer.c, preloaded into VaultCrashHost), builds
-/// the states a power cut could leave at every sync point (`CrashStateBuilder`), and opens each
-/// distinct one with the library and the CLI (`CrashStateChecker`).
+/// The crash-state explorer: records every durability-relevant call a workload makes on the vault's
+/// files (Tests/CrashStates/interposer.c, preloaded into VaultCrashHost), builds the states a power
+/// cut could leave at every sync point (`CrashStateBuilder`), and opens each distinct one with the
+/// library and the CLI (`CrashStateChecker`).
 ///
 /// Seeded and reproducible: CRASH_STATES_SEED (default 25) picks the sampled variants,
 /// CRASH_STATES_CAP (default 200) bounds the states checked per workload, CRASH_STATES_WORKLOADS

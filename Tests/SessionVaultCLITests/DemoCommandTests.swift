@@ -31,7 +31,7 @@ struct DemoCommandTests {
         #expect(FileManager.default.fileExists(atPath: demo + "/vault.key"))
     }
 
-    /// Issue 14, "demo has no --json": one JSON document carrying the tour's facts.
+    /// `demo --json` (the demo had no JSON form): one JSON document carrying the tour's facts.
     @Test func theTourAsOneJSONDocument() async throws {
         let directory = TemporaryDirectory()
         let demo = directory.file("tour")

@@ -28,7 +28,7 @@ struct EventsCommandTests {
         #expect(lines.last?.hasPrefix("2027-01-15T08:03:00.000Z  signedOut") == true)
     }
 
-    /// Issue 14, point 7: a window in time, in time order, whole session IDs and fingerprints.
+    /// The events timeline: a window in time, in time order, whole session IDs and fingerprints.
     @Test func aTimelineWindowWithSinceAndUntil() async throws {
         let vault = try await CLIVault.signedIn()
         await #expect(try vault.run(["biometric", "enable"], ["--now", "2027-01-15T08:01:00Z"]).status == 0)

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import SessionVaultTestSupport
 
-/// Issue 14, points 2, 3, 4 and 6: the custody record, inspect without the key, one contract,
-/// and untrusted text shown rather than obeyed.
+/// What an investigator relies on: the custody record, inspect without the key, one contract, and
+/// untrusted text shown rather than obeyed.
 @Suite("Forensics: custody record, keyless inspect, one contract, untrusted text")
 struct ForensicContractTests {
     /// A GoTrue response whose `user.id` carries a terminal escape (clear screen).
@@ -46,7 +46,7 @@ struct ForensicContractTests {
         #expect(notDry.status == 64, "a record is only given for a run that changes nothing")
     }
 
-    /// Issue 14, point 2 on every read command: the same `--evidence` flag, the same record.
+    /// The custody record on every read command: the same `--evidence` flag, the same record.
     @Test func everyReadCommandTakesEvidenceAndGivesTheSameRecord() async throws {
         let vault = try await CLIVault.signedIn()
         let digest = DirectoryDigest(vault.directory.path)
@@ -139,9 +139,10 @@ struct ForensicContractTests {
         #expect(damaged.json?["evidence"] is [String: Any])
     }
 
-    /// Drift found while finishing issue 14: usage errors and keygen's errors had no JSON object,
-    /// import, logout and biometric named no vault, biometric's "session" was an id where every
-    /// other command's is the session object, rekey said "createdKeyFile" for import's "keyCreated".
+    /// Drift found while finishing the forensic contract: usage errors and keygen's errors had no
+    /// JSON object, import, logout and biometric named no vault, biometric's "session" was an id
+    /// where every other command's is the session object, rekey said "createdKeyFile" for import's
+    /// "keyCreated".
     @Test func everyCommandKeepsOneJSONShape() async throws {
         let vault = try await CLIVault.signedIn()
         // Usage errors (64) under --json: the same error object on stdout.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 14, point 1: the read-only commands leave every file of the vault as it was, byte for
-/// byte, none added, none removed; in every situation an investigator meets.
+/// The read-only commands leave every file of the vault as it was, byte for byte, none added, none
+/// removed; in every situation an investigator meets.
 @Suite("Forensics: read-only commands never write")
 struct ForensicReadOnlyTests {
     /// Every read-only command, in each output form, with and without the custody record.
@@ -74,9 +74,9 @@ struct ForensicReadOnlyTests {
         #expect(keyless.stdout.contains("not checked without the key"))
     }
 
-    /// Issue 14, point 4: the hot log made the way a device image gets one. A real writer
-    /// process commits, says "ready" and is SIGKILLed, so its last commit exists only as frames
-    /// of the write-ahead log; every read command then runs on that directory.
+    /// A hot log is read, never checkpointed; here it is made the way a device image gets one. A
+    /// real writer process commits, says "ready" and is SIGKILLed, so its last commit exists only
+    /// as frames of the write-ahead log; every read command then runs on that directory.
     @Test func aWriterKilledWithItsLogHotIsReadNeverCheckpointed() async throws {
         let (vault, rotated) = try await ForensicVault.killedWriter()
         let directory = vault.directory.path

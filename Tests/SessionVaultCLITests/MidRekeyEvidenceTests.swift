@@ -3,10 +3,10 @@ import Testing
 import SessionVault
 import SessionVaultTestSupport
 
-/// The forensic commands on a vault a rekey left half-switched (issue 25, point 4): the header
-/// says "rekey pending" durably, `<db>-rekey` is complete, the rename never happened. The app's
-/// open rolls the rekey forward and finds the session; the private copy the read-only commands
-/// open must hold `-rekey` too, or they call a healthy vault "corrupted: wipe everything".
+/// The forensic commands on a vault a rekey left half-switched: the header says "rekey pending"
+/// durably, `<db>-rekey` is complete, the rename never happened. The app's open rolls the rekey
+/// forward and finds the session; the private copy the read-only commands open must hold `-rekey`
+/// too, or they call a healthy vault "corrupted: wipe everything".
 @Suite("Forensic commands on a vault killed mid-rekey")
 struct MidRekeyEvidenceTests {
     /// A signed-in vault whose rekey process was SIGKILLed at the switch point, and the new key.

@@ -3,8 +3,8 @@ import Testing
 import SessionVaultTestSupport
 
 /// Numbers and files from outside reach the CLI as typed, one-line errors: never a trap
-/// (signal 4) and never a hang (issue 10, points 6 and 7). Every run is a child process with a
-/// deadline, so a regression fails the test instead of killing or hanging the run.
+/// (signal 4) and never a hang. Every run is a child process with a deadline, so a regression fails
+/// the test instead of killing or hanging the run.
 @Suite("sessionvault: outside numbers and non-regular files")
 struct OutsideInputTests {
     /// A token response with `field` set to the JSON text `value`.

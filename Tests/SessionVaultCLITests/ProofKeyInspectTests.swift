@@ -3,8 +3,7 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 29: `inspect` shows a DPoP session's key thumbprint (the server's `cnf.jkt`), never the
-/// key itself.
+/// `inspect` shows a DPoP session's key thumbprint (the server's `cnf.jkt`), never the key itself.
 @Suite("sessionvault inspect: the proof key's thumbprint, never the key")
 struct ProofKeyInspectTests {
     @Test func inspectShowsTheThumbprintAndNotTheKey() async throws {

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import SessionVaultTestSupport
 
-/// Issue 14, point 4 ("one time format"): every time the CLI prints, in text and JSON, is ISO
-/// 8601 UTC with exactly three fractional digits, whatever clock or `--now` it came from.
+/// One time format: every time the CLI prints, in text and JSON, is ISO 8601 UTC with exactly three
+/// fractional digits, whatever clock or `--now` it came from.
 @Suite("One time format in every command")
 struct TimeFormatTests {
     /// The one form: `2027-01-15T08:00:00.000Z`.

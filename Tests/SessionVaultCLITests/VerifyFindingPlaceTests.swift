@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import SessionVaultTestSupport
 
-/// Issue 14: `verify --json` findings had `"page": null, "table": null` while the text named
-/// both (damage the open met first was reported from its words alone). Every page of a real
-/// vault is damaged in turn (each table's b-tree, the indexes, an overflow page, the free
-/// pages, page 1) and every finding must say in JSON what its text says.
+/// `verify --json` findings had `"page": null, "table": null` while the text named both (damage the
+/// open met first was reported from its words alone). Every page of a real vault is damaged in turn
+/// (each table's b-tree, the indexes, an overflow page, the free pages, page 1) and every finding
+/// must say in JSON what its text says.
 @Suite("verify: text and JSON name the same page and table")
 struct VerifyFindingPlaceTests {
     /// A token response whose user metadata is `size` bytes: a session row that overflows.

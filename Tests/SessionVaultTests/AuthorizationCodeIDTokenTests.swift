@@ -5,10 +5,11 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 27 point 2, the parts a real provider always gets right: an ID token whose `nonce`,
-/// `iss`, `aud`/`azp` or `exp` do not belong to this sign-in (a token endpoint on 127.0.0.1
-/// answers crafted ID tokens), and the code verifier as the token endpoint receives it: RFC 7636's
-/// length and alphabet, its S256 challenge, and in no URL, log line, error or description.
+/// The authorization-code sign-in, the parts a real provider always gets right: an ID token whose
+/// `nonce`, `iss`, `aud`/`azp` or `exp` do not belong to this sign-in (a token endpoint on
+/// 127.0.0.1 answers crafted ID tokens), and the code verifier as the token endpoint receives it:
+/// RFC 7636's length and alphabet, its S256 challenge, and in no URL, log line, error or
+/// description.
 @Suite("Authorization code: ID token checks and the verifier", .timeLimit(.minutes(2)))
 struct AuthorizationCodeIDTokenTests {
     let fixture = TestVault()

@@ -4,10 +4,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 27 point 2: the authorization-code flow with PKCE through the library, against
-/// django-oauth-toolkit (OIDC on) driven as a browser would, with a loopback redirect URI served
-/// by the test (the app's listener); and the ID token checks against a token endpoint that
-/// answers crafted ID tokens.
+/// The authorization-code flow with PKCE through the library, against django-oauth-toolkit (OIDC
+/// on) driven as a browser would, with a loopback redirect URI served by the test (the app's
+/// listener); and the ID token checks against a token endpoint that answers crafted ID tokens.
 @Suite("Authorization code + PKCE: real server, typed refusals, ID token checks", .timeLimit(.minutes(3)))
 struct AuthorizationCodeTests {
     let fixture = TestVault()

@@ -5,8 +5,8 @@ import SessionVaultTestSupport
 import Glibc
 #endif
 
-/// The whole-suite crash of issue 26: a write to a child that is already gone must be an error
-/// the helper reports (EPIPE), not a SIGPIPE that ends the test process with no summary line.
+/// What once killed a whole suite run: a write to a child that is already gone must be an error the
+/// helper reports (EPIPE), not a SIGPIPE that ends the test process with no summary line.
 @Suite("Writes to a dead child report EPIPE instead of killing the test process", .timeLimit(.minutes(1)))
 struct BrokenPipeTests {
     @Test("writing the stdin of a child killed before the write throws EPIPE, and this process lives on")

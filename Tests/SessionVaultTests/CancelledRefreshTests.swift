@@ -3,9 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 24, point 13 (supabase-swift#707: a session deleted because the refresh request was
-/// cancelled): cancelling the app's task while the refresh request is at the server never signs
-/// out, the next launch resumes the session, and the refresh lock is free again.
+/// A cancelled task must not cost the session (supabase-swift#707: a session deleted because the
+/// refresh request was cancelled): cancelling the app's task while the refresh request is at the
+/// server never signs out, the next launch resumes the session, and the refresh lock is free again.
 @Suite("A cancelled refresh never signs out", .timeLimit(.minutes(2)))
 struct CancelledRefreshTests {
     let fixture = TestVault()

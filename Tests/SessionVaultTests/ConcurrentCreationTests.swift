@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 10, point 3: processes creating a vault at once on an empty directory (an app and its
-/// extensions launched together). A vault being created is never "corrupted": no process wipes
-/// another's, none sees a raw SQLite error, and every store a process was told succeeded is on
-/// disk or was superseded by a later store.
+/// Processes creating a vault at once on an empty directory (an app and its extensions launched
+/// together). A vault being created is never "corrupted": no process wipes another's, none sees a
+/// raw SQLite error, and every store a process was told succeeded is on disk or was superseded by a
+/// later store.
 @Suite("Processes creating one vault at the same moment")
 struct ConcurrentCreationTests {
     static let processes = 4

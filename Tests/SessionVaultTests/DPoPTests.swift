@@ -48,8 +48,8 @@ struct SwappingProofKeyProvider: ProofKeyProvider {
     func key(fromStored stored: SecretBytes) async throws(ProofKeyError) -> any ProofSigningKey { try await SoftwareProofKeyProvider().makeKey() }
 }
 
-/// Issue 29: sender-constrained sessions against Tests/Servers/dpop/serve.py, whose proof checks
-/// are jwcrypto's (ES256 signature, RFC 7638 thumbprint), not ours.
+/// Sender-constrained (DPoP) sessions against Tests/Servers/dpop/serve.py, whose proof checks are
+/// jwcrypto's (ES256 signature, RFC 7638 thumbprint), not ours.
 @Suite("DPoP: proof keys, proofs on every token request, binding, key loss, two processes", .serialized, .timeLimit(.minutes(3)))
 struct DPoPTests {
     let fixture = TestVault()

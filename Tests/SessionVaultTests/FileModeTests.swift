@@ -3,10 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Every file of a vault is 0600 whatever the umask (issue 10, point 9): with umask 022 the
-/// database, -wal and -shm were 0644. The vault is made and rotated by child processes that run
-/// under umask 022, and the modes are read while one of them holds it open (so -wal and -shm
-/// exist).
+/// Every file of a vault is 0600 whatever the umask: with umask 022 the database, -wal and -shm
+/// were 0644. The vault is made and rotated by child processes that run under umask 022, and the
+/// modes are read while one of them holds it open (so -wal and -shm exist).
 @Suite("File modes: 0600 whatever the umask")
 struct FileModeTests {
     @Test func everyFileOfAVaultIsPrivateUnderUmask022() async throws {

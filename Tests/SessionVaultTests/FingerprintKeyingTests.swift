@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 24, point 18: a fingerprint is keyed with the vault's fingerprint subkey, so the same
-/// token has a different fingerprint in every vault and a server (which holds the token, not the
-/// key) cannot compute it. What the docs may promise: matching within one vault's audit log and
-/// the app's own logs, never matching server logs by fingerprint.
+/// A fingerprint is keyed with the vault's fingerprint subkey, so the same token has a different
+/// fingerprint in every vault and a server (which holds the token, not the key) cannot compute it.
+/// What the docs may promise: matching within one vault's audit log and the app's own logs, never
+/// matching server logs by fingerprint.
 @Suite("Fingerprints are keyed: only the vault's key computes them")
 struct FingerprintKeyingTests {
     @Test func theSameTokenHasAnotherFingerprintInAnotherVault() async throws {

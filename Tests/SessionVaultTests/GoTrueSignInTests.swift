@@ -3,9 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 27 point 1: GoTrue's password sign-in through the library, against a GoTrue-shaped
-/// endpoint on 127.0.0.1 with seed 001's bodies and its login limit (5 attempts per 5 minutes,
-/// on the test's clock), on real vault files.
+/// GoTrue's password sign-in through the library, against a GoTrue-shaped endpoint on 127.0.0.1
+/// with seed 001's bodies and its login limit (5 attempts per 5 minutes, on the test's clock), on
+/// real vault files.
 @Suite("GoTrue password sign-in: stored in one call, typed refusals, the login limit", .timeLimit(.minutes(3)))
 struct GoTrueSignInTests {
     let fixture = TestVault()
@@ -210,8 +210,8 @@ struct GoTrueSignInTests {
     }
 }
 
-/// Issue 27 point 3: after the sign-in, seed 001's opt-in ("Enable Biometric? → Yes → Store
-/// Token Securely") through the manager's gate.
+/// After the sign-in, seed 001's opt-in ("Enable Biometric? → Yes → Store Token Securely") through
+/// the manager's gate.
 @Suite("After sign-in: the biometric opt-in", .timeLimit(.minutes(2)))
 struct SignInBiometricOptInTests {
     let fixture = TestVault()

@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 24, point 17: on iOS, Application Support does not exist until an app creates it. A
-/// vault named inside a directory that is missing is created with it (mode 0700), instead of an
-/// `unavailable` that no retry ever leaves; a path through a non-directory is refused with a
-/// clear error before anything is written or sent.
+/// A first launch must not be stuck: on iOS, Application Support does not exist until an app
+/// creates it. A vault named inside a directory that is missing is created with it (mode 0700),
+/// instead of an `unavailable` that no retry ever leaves; a path through a non-directory is refused
+/// with a clear error before anything is written or sent.
 @Suite("The vault's directory missing at first launch")
 struct MissingDirectoryTests {
     let directory = TemporaryDirectory()

@@ -4,9 +4,8 @@ import Testing
 import SessionVaultTestSupport
 
 /// A FIFO where a vault file belongs is refused at once with a typed error: a plain open of a
-/// FIFO waits for a writer forever, which hung every reader (issue 10, point 7). Each check runs
-/// in a child process with a deadline, so if the hang comes back the test fails instead of
-/// hanging the run.
+/// FIFO waits for a writer forever, which hung every reader. Each check runs in a child process
+/// with a deadline, so if the hang comes back the test fails instead of hanging the run.
 @Suite("Non-regular files: refused without blocking")
 struct NonRegularFileTests {
     /// A signed-in vault whose file `name` (a path in its directory) is replaced by a FIFO.

@@ -3,14 +3,14 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The guard against a plain SQLite winning the symbol race (issue 28): with a dynamic
-/// SQLCipher framework, iOS's loader can bind `sqlite3_*` to the system's SQLite, and every
-/// write would land unencrypted. The library asks `PRAGMA cipher_version` on every connection
-/// and refuses (`notSQLCipher`) before it writes a page. Shown here the way it happens: a child
-/// process (VaultTestHost) whose `sqlite3_*` symbols are taken by Debian's plain libsqlite3,
-/// preloaded ahead of the SQLCipher it was linked with. Plain SQLite has no `sqlite3_key`: a
-/// small preloaded library answers it (and `sqlite3_rekey`) with SQLITE_OK, as a codec-less
-/// build's stubs would, so the open gets as far as the guard.
+/// The guard against a plain SQLite winning the symbol race: with a dynamic SQLCipher framework,
+/// iOS's loader can bind `sqlite3_*` to the system's SQLite, and every write would land
+/// unencrypted. The library asks `PRAGMA cipher_version` on every connection and refuses
+/// (`notSQLCipher`) before it writes a page. Shown here the way it happens: a child process
+/// (VaultTestHost) whose `sqlite3_*` symbols are taken by Debian's plain libsqlite3, preloaded
+/// ahead of the SQLCipher it was linked with. Plain SQLite has no `sqlite3_key`: a small preloaded
+/// library answers it (and `sqlite3_rekey`) with SQLITE_OK, as a codec-less build's stubs would, so
+/// the open gets as far as the guard.
 @Suite("A plain SQLite in SQLCipher's place is refused")
 struct NotSQLCipherTests {
     /// `LD_PRELOAD` for the child: the key stubs, then the plain SQLite. Nil when this machine

@@ -6,7 +6,7 @@ import SessionVaultTestSupport
 
 /// Every number from outside (a server's token response, the header's Argon2id limits) is
 /// range-checked into a typed error: never a trap, never a hang, and nothing the vault accepts is
-/// later read back as damage (issue 10, points 5 and 6).
+/// later read back as damage.
 @Suite("Numbers from outside: typed errors, never a trap")
 struct OutsideNumberTests {
     /// JSON forms of values no field may take: beyond Int64, huge, negative, fractional, text.
@@ -85,9 +85,9 @@ struct OutsideNumberTests {
         await vault.close()
     }
 
-    /// Point 5: `refresh_expires_in: -1` was stored, and the next open called the row damaged
-    /// (refresh expiry before issue) and wiped it. It is now refused at the door, and every value
-    /// the door lets through reopens cleanly.
+    /// A value accepted, then read back as damage: `refresh_expires_in: -1` was stored, and the
+    /// next open called the row damaged (refresh expiry before issue) and wiped it. It is now
+    /// refused at the door, and every value the door lets through reopens cleanly.
     @Test func whatStoreOrRotateAcceptsTheNextOpenAccepts() async throws {
         #expect(throws: TokenResponseError.invalidField("refresh_expires_in")) {
             try TokenResponse(json: Self.body("refresh_expires_in", "-1"))

@@ -4,9 +4,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// A wipe touches only files proven to be this vault's (issue 10, points 1, 2 and 4): an app's
-/// own database, a key path pointed at another file, a key file of a newer format and a vault
-/// reached through a link are misconfigurations, and every byte is left as it was.
+/// A wipe touches only files proven to be this vault's: an app's own database, a key path pointed
+/// at another file, a key file of a newer format and a vault reached through a link are
+/// misconfigurations, and every byte is left as it was.
 @Suite("Ownership: nothing is wiped that cannot be proven the vault's")
 struct OwnershipTests {
     let directory = TemporaryDirectory()

@@ -3,9 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The launch half of the peers' session-loss bugs (issue 17): each test is one thread that
-/// users of another session library filed, replayed as they reported it, on a real vault file
-/// and a real HTTP server on 127.0.0.1, asserting what the user wanted to happen.
+/// The launch half of the peers' session-loss bugs: each test is one thread that users of another
+/// session library filed, replayed as they reported it, on a real vault file and a real HTTP server
+/// on 127.0.0.1, asserting what the user wanted to happen.
 @Suite("Peer bugs at launch: locked keystores, early reads, ghost sessions, offline, lost keys", .timeLimit(.minutes(2)))
 struct PeerBugLaunchTests {
     let fixture = TestVault()

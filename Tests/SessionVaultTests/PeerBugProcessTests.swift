@@ -3,11 +3,11 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The multi-process half of the peers' session-loss bugs (issue 17): an app and its extensions
-/// (`VaultTestHost` child processes) on one vault file against a strict server on 127.0.0.1.
-/// Every step waits for an event (a request at the server, a line or the exit of a child).
-/// Serialized: each case already runs up to five processes with hundreds of concurrent calls; run
-/// side by side on a 2-core machine they starve the other multi-process suites' children.
+/// The multi-process half of the peers' session-loss bugs: an app and its extensions
+/// (`VaultTestHost` child processes) on one vault file against a strict server on 127.0.0.1. Every
+/// step waits for an event (a request at the server, a line or the exit of a child). Serialized:
+/// each case already runs up to five processes with hundreds of concurrent calls; run side by side
+/// on a 2-core machine they starve the other multi-process suites' children.
 @Suite("Peer bugs across processes: rotation, races, kills, stuck locks", .serialized, .timeLimit(.minutes(3)))
 struct PeerBugProcessTests {
     let directory = TemporaryDirectory()

@@ -3,9 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The renewal half of the peers' session-loss bugs (issue 17) that needs no second process:
-/// a foreground auto-refresh through an outage, and telling "no credentials" apart from "cannot
-/// read them now" and "cannot trust them" while renewals run concurrently.
+/// The renewal half of the peers' session-loss bugs that needs no second process: a foreground
+/// auto-refresh through an outage, and telling "no credentials" apart from "cannot read them now"
+/// and "cannot trust them" while renewals run concurrently.
 @Suite("Peer bugs while renewing: auto-refresh after an outage, three distinct failures", .timeLimit(.minutes(2)))
 struct PeerBugRenewalTests {
     let fixture = TestVault()

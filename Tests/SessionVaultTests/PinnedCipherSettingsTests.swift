@@ -3,8 +3,8 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Every setting a vault file's bytes depend on is pinned on every connection (issue 28,
-/// `Connection.cipherSettings`), so that no engine default, and no process-wide default the app
+/// Every setting a vault file's bytes depend on is pinned on every connection
+/// (`Connection.cipherSettings`), so that no engine default, and no process-wide default the app
 /// set for its own databases, reaches a vault file. The case here is the one iOS apps are told to
 /// do: `PRAGMA cipher_default_plaintext_header_size = 32` for their app-group database. Left
 /// unpinned, on SQLCipher 4.6.1 every vault open and creation in that process failed on its first

@@ -4,9 +4,9 @@ import Testing
 import SessionVaultTestSupport
 
 /// Something that is not a regular file planted at each path the library opens, creates or
-/// removes (issue 25, point 5): the launch (`ResumeManager.resume`) and a write (`rotate`) each
-/// end with a typed answer, never hang, never wipe, and leave the planted thing as it was. Each
-/// operation runs in a child process with a deadline: a hang fails the test instead of the run.
+/// removes: the launch (`ResumeManager.resume`) and a write (`rotate`) each end with a typed
+/// answer, never hang, never wipe, and leave the planted thing as it was. Each operation runs in a
+/// child process with a deadline: a hang fails the test instead of the run.
 @Suite("Planted FIFOs, directories and links at every vault path")
 struct PlantedFileTests {
     /// A path of the vault's (or of its key's), named for the failure message.
@@ -98,8 +98,8 @@ struct PlantedFileTests {
                     "\(label): expected a refusal that names what was found, got \(resumed.output)")
         } else {
             // The session was stored on the test's clock (2027), later than the host's real
-            // clock: a clock behind recorded activity locks under the idle timeout (issue 24);
-            // otherwise the launch refreshes and the server at port 9 is not there (offline).
+            // clock: a clock behind recorded activity locks under the idle timeout; otherwise the
+            // launch refreshes and the server at port 9 is not there (offline).
             #expect(["home", "offline", "unavailable", "locked"].contains { resumed.output.hasPrefix($0) }, "\(label): \(resumed.output)")
         }
 

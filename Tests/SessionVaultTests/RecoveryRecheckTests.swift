@@ -73,10 +73,10 @@ struct RecoveryRecheckTests {
         try await expectSessionStill(stored)
     }
 
-    /// Found by the session histories (issue 26): the token calls took the decision made again
-    /// after `changedElsewhere` (home, on the new vault) without reading the new vault's access
-    /// token, and answered `unavailable` ("the refresh stored no access token"), though no refresh
-    /// had run and the new session's token was there.
+    /// Found by the session histories: the token calls took the decision made again after
+    /// `changedElsewhere` (home, on the new vault) without reading the new vault's access token,
+    /// and answered `unavailable` ("the refresh stored no access token"), though no refresh had run
+    /// and the new session's token was there.
     @Test func aBackgroundTokenRequestHeldBeforeItsRecoveryWipeGetsTheNewSessionsToken() async throws {
         try await damagedVault()
         let go = directory.file("go")

@@ -73,8 +73,8 @@ struct RekeyTests {
         #expect(!FileManager.default.fileExists(atPath: fixture.files.rekeyTemporary))
     }
 
-    // Issue 18: a locked keystore is "not now" wherever the vault meets it. A rekey whose new
-    // key provider is locked reported `.keyProvider`, so the caller was not told to retry.
+    // A locked keystore is "not now" wherever the vault meets it. A rekey whose new key provider is
+    // locked reported `.keyProvider`, so the caller was not told to retry.
     @Test func aLockedNewKeystoreIsUnavailableWithItsRetryDelay() async throws {
         let fixture = TestVault()
         let vault = try fixture.open()

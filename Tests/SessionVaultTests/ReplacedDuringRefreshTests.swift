@@ -3,13 +3,12 @@ import Testing
 import SessionVaultTestSupport
 @testable import SessionVault
 
-/// Found by the session histories (issue 26, seed 59, shrunk to three steps): an extension's
-/// refresh was out when the user signed in afresh in the app, with the device clock moved back
-/// since the vault last saw it. The extension's rotation was refused (its session was replaced,
-/// rightly), and then it answered "offline" although the network was fine and the new session
-/// needed only the refresh it could make right away: a background task went without its token.
-/// Rule: a token call whose refresh found its session replaced decides again, once, on the
-/// replacement.
+/// Found by the session histories (seed 59, shrunk to three steps): an extension's refresh was out
+/// when the user signed in afresh in the app, with the device clock moved back since the vault last
+/// saw it. The extension's rotation was refused (its session was replaced, rightly), and then it
+/// answered "offline" although the network was fine and the new session needed only the refresh it
+/// could make right away: a background task went without its token. Rule: a token call whose
+/// refresh found its session replaced decides again, once, on the replacement.
 @Suite("A refresh that finds its session replaced", .serialized, .timeLimit(.minutes(2)))
 struct ReplacedDuringRefreshTests {
     static func pair(_ name: String, expiresIn: Int = 60) -> String {

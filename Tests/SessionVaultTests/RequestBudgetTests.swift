@@ -3,13 +3,13 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The request budget of a day (issue 24): an app that calls its API every 30 s for a simulated
-/// day, with access lifetimes of 60 s, 300 s, 3600 s and none stated, one clock rollback of an
-/// hour and one burst of 429s. The server must see at most one refresh per issued access token
-/// (each refreshed once, when due) plus one for the rollback, no request inside a 429's
-/// `retry_after`, and no reuse. The API itself checks each access token against the lifetime the
-/// server granted on the server's own (true) clock, and answers 401 `invalid_token` once it is
-/// dead, as a resource server would.
+/// The request budget of a day: an app that calls its API every 30 s for a simulated day, with
+/// access lifetimes of 60 s, 300 s, 3600 s and none stated, one clock rollback of an hour and one
+/// burst of 429s. The server must see at most one refresh per issued access token (each refreshed
+/// once, when due) plus one for the rollback, no request inside a 429's `retry_after`, and no
+/// reuse. The API itself checks each access token against the lifetime the server granted on the
+/// server's own (true) clock, and answers 401 `invalid_token` once it is dead, as a resource server
+/// would.
 @Suite("Request budget: a simulated day against a rotating token server", .timeLimit(.minutes(5)))
 struct RequestBudgetTests {
     @Test(arguments: [60, 300, 3600, nil] as [Int?])

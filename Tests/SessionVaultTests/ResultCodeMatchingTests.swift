@@ -1,7 +1,7 @@
 import Testing
 @testable import SessionVault
 
-/// Issue 18: a primary pattern matches its extended codes too; an extended pattern only itself.
+/// A primary pattern matches its extended codes too; an extended pattern only itself.
 @Suite("ResultCode matching: primary and extended codes")
 struct ResultCodeMatchingTests {
     @Test func aPrimaryPatternMatchesItsExtendedCodesAndAnExtendedOneOnlyItself() {

@@ -3,14 +3,14 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Found by the session histories (issue 26): POSIX record locks belong to a process, and
-/// closing *any* descriptor of a file drops all of them. A second `Vault.open` of a vault this
-/// process already has open read the database's first bytes through a descriptor of its own
-/// (the plain-SQLite check) and closed it: the first connection silently lost SQLite's shared
-/// lock, so another process closing its connection believed it was the last one, checkpointed
-/// and deleted the write-ahead log under the first connection, whose next commit went to the
-/// deleted log. The next launch found "a page lies beyond the end of the file" (truncated) and
-/// wiped a healthy vault and its session.
+/// Found by the session histories: POSIX record locks belong to a process, and closing *any*
+/// descriptor of a file drops all of them. A second `Vault.open` of a vault this process already
+/// has open read the database's first bytes through a descriptor of its own (the plain-SQLite
+/// check) and closed it: the first connection silently lost SQLite's shared lock, so another
+/// process closing its connection believed it was the last one, checkpointed and deleted the
+/// write-ahead log under the first connection, whose next commit went to the deleted log. The next
+/// launch found "a page lies beyond the end of the file" (truncated) and wiped a healthy vault and
+/// its session.
 @Suite("A second open in one process keeps the first connection's locks")
 struct SecondOpenLockTests {
     let directory = TemporaryDirectory()

@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// The session's day after launch (issue 24): refresh storms, the clock, a server's 429, the
-/// idle lock, extensions, 401s bound to their token, the auto-refresh loop across sign-in and
-/// sign-out, and events for a UI. Every test talks to a real HTTP server on 127.0.0.1 whose
-/// request log it reads (`RotatingTokenServer`), on real vault files, with time moved by hand.
+/// The session's day after launch: refresh storms, the clock, a server's 429, the idle lock,
+/// extensions, 401s bound to their token, the auto-refresh loop across sign-in and sign-out, and
+/// events for a UI. Every test talks to a real HTTP server on 127.0.0.1 whose request log it reads
+/// (`RotatingTokenServer`), on real vault files, with time moved by hand.
 @Suite("The session's day: storms, clock, 429, idle lock, 401s, loop, events", .timeLimit(.minutes(3)))
 struct SessionDayTests {
     let fixture = TestVault()
@@ -39,7 +39,7 @@ struct SessionDayTests {
         return token.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
     }
 
-    // MARK: 1. Short lifetimes
+    // MARK: Short lifetimes
 
     @Test("a short or missing lifetime is not refreshed on every call, only when due (point 1)",
           arguments: [60, 300, nil] as [Int?])
@@ -79,12 +79,12 @@ struct SessionDayTests {
         await manager.stopAutoRefresh()
     }
 
-    // MARK: 2. A clock moved back
+    // MARK: A clock moved back
 
-    /// Found by the session histories (issue 26, shrunk to three steps: a sign-in, the clock back
-    /// 83 minutes, the loop): the loop measured the token's age against the rolled-back clock,
-    /// took it for fresh and slept until its due time as that clock reads it, an hour and more
-    /// past its real expiry, while every background call refreshed once to re-anchor.
+    /// Found by the session histories (shrunk to three steps: a sign-in, the clock back 83 minutes,
+    /// the loop): the loop measured the token's age against the rolled-back clock, took it for
+    /// fresh and slept until its due time as that clock reads it, an hour and more past its real
+    /// expiry, while every background call refreshed once to re-anchor.
     @Test("the auto-refresh loop takes no freshness from a clock moved back: one refresh re-anchors, then it sleeps (point 2)")
     func autoRefreshAfterARollbackRefreshesOnce() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
@@ -124,7 +124,7 @@ struct SessionDayTests {
         #expect(server.reuseCount == 0)
     }
 
-    // MARK: 3. 429
+    // MARK: A server's 429
 
     @Test("a 429's retry_after is honoured in this process and by a sibling, with no request meanwhile (point 3)")
     func rateLimitIsKeptForEveryProcess() async throws {
@@ -149,7 +149,7 @@ struct SessionDayTests {
         #expect(server.reuseCount == 0)
     }
 
-    // MARK: 4–6. The idle lock
+    // MARK: The idle lock
 
     @Test("API calls every 10 minutes are activity: no lock at +30 min; the next morning locks (point 4)")
     func apiCallsCountAsActivity() async throws {
@@ -205,7 +205,7 @@ struct SessionDayTests {
         #expect(gate.promptCount == 1)
     }
 
-    // MARK: 9. Offline sign-out
+    // MARK: Offline sign-out
 
     @Test("an offline sign-out clears the vault and says the server session may outlive it (point 9)")
     func anOfflineSignOutSaysTheServerSessionMayLiveOn() async throws {
@@ -221,7 +221,7 @@ struct SessionDayTests {
         #expect(try await manager.vault.refreshToken() == nil)
     }
 
-    // MARK: 10–12. 401s
+    // MARK: 401s
 
     @Test("PostgREST's 401 'JWT expired' refreshes once and keeps the session (point 10)")
     func jwtExpiredRefreshes() async throws {
@@ -280,7 +280,7 @@ struct SessionDayTests {
         #expect(server.refreshCount == 1)
     }
 
-    // MARK: 15. The loop across sign-out and sign-in
+    // MARK: The loop across sign-out and sign-in
 
     @Test("auto-refresh waits at the login screen and goes on after a sign-in (point 15)")
     func autoRefreshOutlivesSignOut() async throws {
@@ -306,10 +306,10 @@ struct SessionDayTests {
         #expect(server.refreshCount == 1 && server.reuseCount == 0)
     }
 
-    /// Found by the session histories (issue 26, shrunk to two steps: the loop started and
-    /// stopped at the login screen, then started again): the stopped loop's wait, ending after
-    /// the new loop had begun its own, cleared the new loop's wake-up, so an unlock or a launch
-    /// that reached home could no longer set it going (only a change in the file still could).
+    /// Found by the session histories (shrunk to two steps: the loop started and stopped at the
+    /// login screen, then started again): the stopped loop's wait, ending after the new loop had
+    /// begun its own, cleared the new loop's wake-up, so an unlock or a launch that reached home
+    /// could no longer set it going (only a change in the file still could).
     @Test("a loop started again right after a stop keeps its own wake-up (point 15)")
     func aRestartedLoopKeepsItsWakeUp() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
@@ -326,7 +326,7 @@ struct SessionDayTests {
         #expect(server.refreshCount == 0)
     }
 
-    // MARK: 16. Events for a UI
+    // MARK: Events for a UI
 
     @Test("session events: initial session, refresh, sign-out with its cause, sign-in (point 16)")
     func sessionEventsForAUI() async throws {

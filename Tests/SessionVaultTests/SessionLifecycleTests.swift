@@ -237,8 +237,8 @@ struct SessionLifecycleTests {
         server.enqueue(.json(status: 204, ""))
         _ = try await manager.signOut()
         clock.advance(to: due.addingTimeInterval(1))
-        // The loop wakes, finds no session and waits for the next sign-in (issue 24 point 15);
-        // it never sends a refresh.
+        // The loop wakes, finds no session and waits for the next sign-in; it never sends a
+        // refresh.
         #expect(await manager.waitUntilAutoRefreshWaitsForWake())
         #expect(await manager.isAutoRefreshing)
         #expect(server.requests.allSatisfy { !$0.path.contains("grant_type=refresh_token") })

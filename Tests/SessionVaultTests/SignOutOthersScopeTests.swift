@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Found by the session histories (issue 26, seed 66 before `others` was set aside): a sign-out
-/// with scope `others` clears the vault, but the server ends only the user's *other* sessions
-/// (GoTrue `POST /logout?scope=others`), so this device's server session lives on with no local
-/// token to end it. The result said `.ended` with `serverSessionMayOutlive == false`.
+/// Found by the session histories (seed 66 before `others` was set aside): a sign-out with scope
+/// `others` clears the vault, but the server ends only the user's *other* sessions (GoTrue
+/// `POST /logout?scope=others`), so this device's server session lives on with no local token to
+/// end it. The result said `.ended` with `serverSessionMayOutlive == false`.
 @Suite("Sign-out with scope others says that this device's server session lives on", .timeLimit(.minutes(1)))
 struct SignOutOthersScopeTests {
     @Test func othersScopeLeavesThisSessionAtTheServer() async throws {

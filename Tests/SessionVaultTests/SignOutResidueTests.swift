@@ -3,9 +3,9 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 10, point 8: after a sign-out, and after a store that replaces a session, no earlier
-/// token can be recovered from any file of the vault with its key, not from the database's
-/// pages nor from older frames of the write-ahead log.
+/// No token outlives its session in the files: after a sign-out, and after a store that replaces a
+/// session, no earlier token can be recovered from any file of the vault with its key, not from the
+/// database's pages nor from older frames of the write-ahead log.
 @Suite("Sign-out and replacement leave no earlier token in the vault's files")
 struct SignOutResidueTests {
     let directory = TemporaryDirectory()

@@ -3,10 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 24, point 7 (RFC 7009 half): a revocation the server refused for the client
-/// (401 `invalid_client`) revoked nothing, so the sign-out must not call the session ended.
-/// Against django-oauth-toolkit (Tests/Servers/oauth), which proves afterwards that it still
-/// honours the refresh token.
+/// Sign-out through RFC 7009 revocation: a revocation the server refused for the client (401
+/// `invalid_client`) revoked nothing, so the sign-out must not call the session ended. Against
+/// django-oauth-toolkit (Tests/Servers/oauth), which proves afterwards that it still honours the
+/// refresh token.
 @Suite("RFC 7009 revocation refused for the client is not an ended session", .serialized)
 struct SignOutRevocationTests {
     @Test func aRevocationRefusedForTheClientLeavesTheServerSessionAndSaysSo() async throws {

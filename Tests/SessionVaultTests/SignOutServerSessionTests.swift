@@ -4,11 +4,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Issue 24, points 7 and 8: a sign-out reports `.ended` or `.alreadyEnded` only when the server
-/// no longer holds a session for the tokens the vault held, whatever the access token's age and
-/// whatever refresh was in flight. Real vault files, a real HTTP server on 127.0.0.1 whose
-/// request log each test reads; every step waits for an event (a request at the server, a log
-/// line), never for a length of time.
+/// A sign-out reports `.ended` or `.alreadyEnded` only when the server no longer holds a session
+/// for the tokens the vault held, whatever the access token's age and whatever refresh was in
+/// flight. Real vault files, a real HTTP server on 127.0.0.1 whose request log each test reads;
+/// every step waits for an event (a request at the server, a log line), never for a length of time.
 @Suite("Sign-out ends the server session, or says that it may not have", .timeLimit(.minutes(2)))
 struct SignOutServerSessionTests {
     let fixture = TestVault()
@@ -44,7 +43,7 @@ struct SignOutServerSessionTests {
         await vault.close()
     }
 
-    // MARK: Point 7: GoTrue's logout needs a live access token
+    // MARK: GoTrue's logout needs a live access token
 
     @Test("GoTrue: an expired access token is refreshed (under the refresh lock) before /logout, which then ends the session")
     func anExpiredAccessTokenIsRefreshedBeforeLogout() async throws {
@@ -110,7 +109,7 @@ struct SignOutServerSessionTests {
         #expect(server.requestCount == 1)
     }
 
-    // MARK: Point 8: a refresh in flight when the user signs out
+    // MARK: A refresh in flight when the user signs out
 
     @Test("a refresh in flight in this process: sign-out waits for it and revokes the token it brought, not the spent one")
     func signOutDuringARefreshRevokesTheRotatedToken() async throws {

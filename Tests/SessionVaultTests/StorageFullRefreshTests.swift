@@ -3,11 +3,10 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// A refresh whose result cannot be stored is never sent (issue 24 point 14): on a real, nearly
-/// full file system, for every amount of free space from none to well past what a rotation
-/// needs, either the refresh token never left (nothing spent) or its rotated tokens were kept:
-/// stored, or held in memory and stored as soon as there is space. The server never sees the
-/// spent token again.
+/// A refresh whose result cannot be stored is never sent: on a real, nearly full file system, for
+/// every amount of free space from none to well past what a rotation needs, either the refresh
+/// token never left (nothing spent) or its rotated tokens were kept: stored, or held in memory and
+/// stored as soon as there is space. The server never sees the spent token again.
 @Suite("Storage full around a refresh", .serialized, .timeLimit(.minutes(3)))
 struct StorageFullRefreshTests {
     @Test func aRefreshIsSentOnlyWhenItsRotationCanBeKept() async throws {

@@ -52,7 +52,7 @@ struct TraceLoggingTests {
         }
     }
 
-    /// Issue 27: the password of a GoTrue sign-in, right or wrong, in no log line, no error and no
+    /// The password of a GoTrue sign-in, right or wrong, in no log line, no error and no
     /// description. Counts are asserted, never the lines: a failure must not print the secret.
     @Test func signInLogsNeitherThePasswordNorTheEmail() async throws {
         let store = RecordingLogHandler.Store()

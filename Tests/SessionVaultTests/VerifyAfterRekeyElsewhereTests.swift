@@ -6,12 +6,12 @@ import SessionVaultTestSupport
 import Glibc
 #endif
 
-/// Found by the session histories (issue 26, shrunk to two steps): the app rekeyed the vault and
-/// its new key took the old one's place in the key store; an extension that still had the vault
-/// open then ran `verify()` and got "page 1 failed authentication (HMAC): damaged" for a healthy
-/// vault: the scan read the new file with the old key. An app that trusts its verify (and
-/// recovers on damage) would have wiped a healthy session. Rule: verify looks at the files it
-/// scans first, and reopens through the key provider when another process replaced them.
+/// Found by the session histories (shrunk to two steps): the app rekeyed the vault and its new key
+/// took the old one's place in the key store; an extension that still had the vault open then ran
+/// `verify()` and got "page 1 failed authentication (HMAC): damaged" for a healthy vault: the scan
+/// read the new file with the old key. An app that trusts its verify (and recovers on damage) would
+/// have wiped a healthy session. Rule: verify looks at the files it scans first, and reopens
+/// through the key provider when another process replaced them.
 @Suite("verify after a rekey in another process", .serialized)
 struct VerifyAfterRekeyElsewhereTests {
     @Test func aConnectionOpenBeforeTheRekeyVerifiesTheNewFileWithTheNewKey() async throws {

@@ -9,9 +9,9 @@ import Darwin
 ///
 /// Why: on Linux a write to a pipe (or socket) whose reader is gone raises SIGPIPE, whose default
 /// action ends the process: one full suite run died of signal 13 about 4 s in, with no summary
-/// line, when a child exited before a helper wrote its stdin (issue 26). Ignoring the signal
-/// once for the test process turns such a write into an error the helper can report; sockets
-/// the tests own send with `MSG_NOSIGNAL` as well (`ScriptedHTTPServer`).
+/// line, when a child exited before a helper wrote its stdin. Ignoring the signal once for the test
+/// process turns such a write into an error the helper can report; sockets the tests own send with
+/// `MSG_NOSIGNAL` as well (`ScriptedHTTPServer`).
 public enum BrokenPipe {
     private static let ignored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 

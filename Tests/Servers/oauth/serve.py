@@ -77,8 +77,8 @@ def main():
         authorization_grant_type=Application.GRANT_PASSWORD,
         user=user,
     )
-    # The app of the authorization-code tests (issue 27): a public client with PKCE, a loopback
-    # redirect (any port, RFC 8252 §7.3) and RS256 ID tokens.
+    # The app of the authorization-code tests: a public client with PKCE, a loopback redirect (any
+    # port, RFC 8252 §7.3) and RS256 ID tokens.
     Application.objects.create(
         name="sessionvault-pkce",
         client_id=client_id + "-pkce",

@@ -2,10 +2,10 @@ import Foundation
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Damage a history injects into the vault's files while no actor has them open (issue 26): the
-/// real bytes on disk, as the corruption suite damages them, each with the kind an open must
-/// report. Only damage that every open reads is drawn, so the model knows the answer: the next
-/// call of any actor recovers (tombstone, wipe) and answers "log in".
+/// Damage a history injects into the vault's files while no actor has them open: the real bytes on
+/// disk, as the corruption suite damages them, each with the kind an open must report. Only damage
+/// that every open reads is drawn, so the model knows the answer: the next call of any actor
+/// recovers (tombstone, wipe) and answers "log in".
 enum HistoryDamage: Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// One byte of page 1 flipped: its HMAC fails, the file does not open.
     case firstPage

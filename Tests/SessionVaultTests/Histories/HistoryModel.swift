@@ -1,11 +1,11 @@
 import Foundation
 @testable import SessionVault
 
-/// The reference model a history is checked against (issue 26): the rules of the resume
-/// decision restated from the README and the issue texts, not by calling `ResumeDecision`. It
-/// reads only what an actor's vault connection holds (the times a decision is made from) and
-/// keeps its own account of what must be true: which family the vault should hold, when its
-/// access token arrived, and which 429 deferrals are running.
+/// The reference model a history is checked against: the rules of the resume decision restated from
+/// the README and the issue texts, not by calling `ResumeDecision`. It reads only what an actor's
+/// vault connection holds (the times a decision is made from) and keeps its own account of what
+/// must be true: which family the vault should hold, when its access token arrived, and which 429
+/// deferrals are running.
 struct HistoryModel {
     /// The history's policy, in the model's own constants.
     static let idleTimeout: TimeInterval = 30 * 60

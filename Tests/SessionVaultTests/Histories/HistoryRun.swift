@@ -3,9 +3,9 @@ import Logging
 import SessionVaultTestSupport
 @testable import SessionVault
 
-/// Runs one history (issue 26) against real vault files, real managers and a real HTTP server,
-/// and checks the invariants after every step. Stops at the first violation; `violations` then
-/// says what broke and at which step, never with a token's text.
+/// Runs one history against real vault files, real managers and a real HTTP server, and checks the
+/// invariants after every step. Stops at the first violation; `violations` then says what broke and
+/// at which step, never with a token's text.
 final class HistoryRun {
     let seed: UInt64
     let steps: [HistoryStep]
@@ -481,12 +481,12 @@ final class HistoryRun {
         model.pendingDamage = nil
     }
 
-    /// The stale-recovery race (issue 25 point 1) as a step: `held`, a process of its own
-    /// (`VaultTestHost held-at`, on the history's clock), meets the damage and is held just before
-    /// its wipe; `recoverer` recovers and the user signs in afresh; `held` goes on and must decide
-    /// again on the new vault, leaving the new session alone. A process, not a task: a clock that
-    /// blocks inside the library would block a thread of the shared pool the rest of the suite
-    /// needs (two of them on two cores).
+    /// The stale-recovery race (a wipe decided on the old files must not delete the vault that
+    /// replaced them) as a step: `held`, a process of its own (`VaultTestHost held-at`, on the
+    /// history's clock), meets the damage and is held just before its wipe; `recoverer` recovers
+    /// and the user signs in afresh; `held` goes on and must decide again on the new vault, leaving
+    /// the new session alone. A process, not a task: a clock that blocks inside the library would
+    /// block a thread of the shared pool the rest of the suite needs (two of them on two cores).
     func staleRecovery(_ index: Int, held: Int, recoverer: Int, damage: HistoryDamage) async -> String {
         let before = server.refreshRequests
         guard let done = await injectDamage(index, damage) else { return "nothing to damage" }

@@ -1,14 +1,14 @@
 import Foundation
 import SessionVaultTestSupport
 
-/// The server side of a history (issue 26): a GoTrue-shaped token and logout endpoint on a real
+/// The server side of a history: a GoTrue-shaped token and logout endpoint on a real
 /// `ScriptedHTTPServer` that keeps the truth the invariants are checked against. Each sign-in
-/// starts a family (GoTrue's session); every refresh with the family's newest refresh token
-/// issues the next pair, one with an older token is a reuse and revokes the whole family (as
-/// GoTrue's reuse detection does); `/logout` with a live access token revokes the family (or all
-/// of the user's families for `global`). It answers queued faults (429 with `retry_after`, 5xx),
-/// holds one answer behind a `ResponseGate` when asked, and judges access tokens for the app's
-/// API on its own clock, which never moves back.
+/// starts a family (GoTrue's session); every refresh with the family's newest refresh token issues
+/// the next pair, one with an older token is a reuse and revokes the whole family (as GoTrue's
+/// reuse detection does); `/logout` with a live access token revokes the family (or all of the
+/// user's families for `global`). It answers queued faults (429 with `retry_after`, 5xx), holds one
+/// answer behind a `ResponseGate` when asked, and judges access tokens for the app's API on its own
+/// clock, which never moves back.
 final class HistoryServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     enum Fault: Sendable, Equatable {

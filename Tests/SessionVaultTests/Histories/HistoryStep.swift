@@ -2,9 +2,9 @@ import Foundation
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// One step of a history (issue 26). Actor 0 is the app, 1 and 2 are extensions, each its own
-/// `ResumeManager` on its own vault connection (its own file descriptors, so the refresh lock's
-/// `flock` and SQLite's locks behave between them as between processes).
+/// One step of a history. Actor 0 is the app, 1 and 2 are extensions, each its own `ResumeManager`
+/// on its own vault connection (its own file descriptors, so the refresh lock's `flock` and
+/// SQLite's locks behave between them as between processes).
 enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// Which token an API call sends: the one this actor was handed last, or an older one.
     enum Sent: Sendable, Equatable { case latest, older(Int) }

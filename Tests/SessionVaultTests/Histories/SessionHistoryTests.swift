@@ -3,13 +3,14 @@ import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
 
-/// Histories, not examples (issue 26): seeded random histories of the session lifecycle (an app
-/// and two extensions on one vault, a GoTrue-shaped server with faults and revocations, a clock
-/// that moves forward, back and stands still, races between a refresh and a sign-out), each
-/// checked after every step against the server's truth and a reference model of the resume
-/// rules. A failure prints its seed and a shrunk step list; `HISTORY_SEED=n make histories`
-/// replays one (`HISTORY_KEEP=<folder>` keeps a copy of its vault's files). `HISTORY_COUNT` (default 200) and `HISTORY_STEPS` (`20-40`, or one number) size
-/// a run; `HISTORY_FIRST_SEED` (default 1) moves the window of seeds (`make histories-soak`).
+/// Histories, not examples: seeded random histories of the session lifecycle (an app and two
+/// extensions on one vault, a GoTrue-shaped server with faults and revocations, a clock that moves
+/// forward, back and stands still, races between a refresh and a sign-out), each checked after
+/// every step against the server's truth and a reference model of the resume rules. A failure
+/// prints its seed and a shrunk step list; `HISTORY_SEED=n make histories` replays one
+/// (`HISTORY_KEEP=<folder>` keeps a copy of its vault's files). `HISTORY_COUNT` (default 200) and
+/// `HISTORY_STEPS` (`20-40`, or one number) size a run; `HISTORY_FIRST_SEED` (default 1) moves the
+/// window of seeds (`make histories-soak`).
 @Suite("Session histories: seeded, model-checked", .serialized, .timeLimit(.minutes(30)))
 struct SessionHistoryTests {
     struct Config {

@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import SessionVault
 
-/// Found by the session histories (issue 26, seed 1 of the fifth generator, shrunk to three
-/// steps): a vault damaged and recovered (wiped, its tombstone saying why), then a sign-in
-/// stored by an extension that is killed after the store's commit and before the tombstone's
-/// removal. The new session was there, and so was the old tombstone beside it: a later wipe for
-/// another reason would have kept the stale reason (`ResumeManager` keeps the first reason of a
-/// wipe cut short), and the CLI showed a wipe record beside a healthy session. Every kill point
-/// of the store is tried: the tombstone goes, durably, before the session lands.
+/// Found by the session histories (seed 1 of the fifth generator, shrunk to three steps): a vault
+/// damaged and recovered (wiped, its tombstone saying why), then a sign-in stored by an extension
+/// that is killed after the store's commit and before the tombstone's removal. The new session was
+/// there, and so was the old tombstone beside it: a later wipe for another reason would have kept
+/// the stale reason (`ResumeManager` keeps the first reason of a wipe cut short), and the CLI
+/// showed a wipe record beside a healthy session. Every kill point of the store is tried: the
+/// tombstone goes, durably, before the session lands.
 @Suite("A sign-in killed after a recovery", .serialized, .timeLimit(.minutes(3)))
 struct SignInKilledAfterRecoveryTests {
     @Test func noKillPointLeavesTheOldTombstoneBesideTheNewSession() async throws {

@@ -1,7 +1,7 @@
-"""settings.py plus what the authorization-code tests need (issue 27): the consent page
-(templates), OpenID Connect ID tokens signed with a fresh RSA key per run, and the `openid`
-scope. A separate module so settings.py, whose checksum decides when setup.sh reinstalls the
-venv and remakes the template database, stays as it is: nothing here changes the schema."""
+"""settings.py plus what the authorization-code tests need: the consent page (templates),
+OpenID Connect ID tokens signed with a fresh RSA key per run, and the `openid` scope. A separate
+module so settings.py, whose checksum decides when setup.sh reinstalls the venv and remakes the
+template database, stays as it is: nothing here changes the schema."""
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
