@@ -41,7 +41,7 @@ struct SessionDayTests {
 
     // MARK: Short lifetimes
 
-    @Test("a short or missing lifetime is not refreshed on every call, only when due (point 1)",
+    @Test("a short or missing lifetime is not refreshed on every call, only when due",
           arguments: [60, 300, nil] as [Int?])
     func shortLifetimesAreRefreshedOncePerDueToken(expiresIn: Int?) async throws {
         let server = try RotatingTokenServer(expiresIn: expiresIn, clock: fixture.clock)
@@ -62,7 +62,7 @@ struct SessionDayTests {
         #expect(server.reuseCount == 0)
     }
 
-    @Test("the auto-refresh loop sleeps until a 60 s token is due instead of refreshing without pause (point 1)")
+    @Test("the auto-refresh loop sleeps until a 60 s token is due instead of refreshing without pause")
     func autoRefreshWithAShortLifetimeSleeps() async throws {
         let server = try RotatingTokenServer(expiresIn: 60, clock: fixture.clock)
         let stored = try await signIn(server)
@@ -85,7 +85,7 @@ struct SessionDayTests {
     /// the loop): the loop measured the token's age against the rolled-back clock, took it for
     /// fresh and slept until its due time as that clock reads it, an hour and more past its real
     /// expiry, while every background call refreshed once to re-anchor.
-    @Test("the auto-refresh loop takes no freshness from a clock moved back: one refresh re-anchors, then it sleeps (point 2)")
+    @Test("the auto-refresh loop takes no freshness from a clock moved back: one refresh re-anchors, then it sleeps")
     func autoRefreshAfterARollbackRefreshesOnce() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -103,7 +103,7 @@ struct SessionDayTests {
         await manager.stopAutoRefresh()
     }
 
-    @Test("a clock set back an hour costs at most one refresh, not one per call (point 2)")
+    @Test("a clock set back an hour costs at most one refresh, not one per call")
     func aRollbackCostsOneRefresh() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -126,7 +126,7 @@ struct SessionDayTests {
 
     // MARK: A server's 429
 
-    @Test("a 429's retry_after is honoured in this process and by a sibling, with no request meanwhile (point 3)")
+    @Test("a 429's retry_after is honoured in this process and by a sibling, with no request meanwhile")
     func rateLimitIsKeptForEveryProcess() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -151,7 +151,7 @@ struct SessionDayTests {
 
     // MARK: The idle lock
 
-    @Test("API calls every 10 minutes are activity: no lock at +30 min; the next morning locks (point 4)")
+    @Test("API calls every 10 minutes are activity: no lock at +30 min; the next morning locks")
     func apiCallsCountAsActivity() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -164,7 +164,7 @@ struct SessionDayTests {
         #expect(await self.manager(server, idle: 30 * 60).resume() == .locked)
     }
 
-    @Test("a clock set back never skips the idle lock (point 5)", arguments: [121.0, 600.0, 30.0])
+    @Test("a clock set back never skips the idle lock", arguments: [121.0, 600.0, 30.0])
     func aRolledBackClockStillLocks(back seconds: TimeInterval) async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         let stored = try await signIn(server)
@@ -188,7 +188,7 @@ struct SessionDayTests {
         #expect(gate.promptCount == 1)
     }
 
-    @Test("an extension gets a token after the app's idle timeout without a prompt, and it is not activity (point 6)")
+    @Test("an extension gets a token after the app's idle timeout without a prompt, and it is not activity")
     func extensionsUseBackgroundTokens() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server, biometric: true)
@@ -207,7 +207,7 @@ struct SessionDayTests {
 
     // MARK: Offline sign-out
 
-    @Test("an offline sign-out clears the vault and says the server session may outlive it (point 9)")
+    @Test("an offline sign-out clears the vault and says the server session may outlive it")
     func anOfflineSignOutSaysTheServerSessionMayLiveOn() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -223,7 +223,7 @@ struct SessionDayTests {
 
     // MARK: 401s
 
-    @Test("PostgREST's 401 'JWT expired' refreshes once and keeps the session (point 10)")
+    @Test("PostgREST's 401 'JWT expired' refreshes once and keeps the session")
     func jwtExpiredRefreshes() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         let stored = try await signIn(server)
@@ -239,7 +239,7 @@ struct SessionDayTests {
                                                sentToken: renewed) == .login(reason: .sessionExpired, showExpiredMessage: true))
     }
 
-    @Test("a late 401 for an earlier token ends neither the next user's session nor a rotated one (point 11)")
+    @Test("a late 401 for an earlier token ends neither the next user's session nor a rotated one")
     func lateFailuresAreBoundToTheirToken() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -266,7 +266,7 @@ struct SessionDayTests {
         #expect(current.id == userB.id)
     }
 
-    @Test("a persistent 401: one refresh, then the retried call's failure is final (point 12)")
+    @Test("a persistent 401: one refresh, then the retried call's failure is final")
     func aPersistentUnauthorizedCostsOneRefresh() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -282,7 +282,7 @@ struct SessionDayTests {
 
     // MARK: The loop across sign-out and sign-in
 
-    @Test("auto-refresh waits at the login screen and goes on after a sign-in (point 15)")
+    @Test("auto-refresh waits at the login screen and goes on after a sign-in")
     func autoRefreshOutlivesSignOut() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         try await signIn(server)
@@ -310,7 +310,7 @@ struct SessionDayTests {
     /// login screen, then started again): the stopped loop's wait, ending after the new loop had
     /// begun its own, cleared the new loop's wake-up, so an unlock or a launch that reached home
     /// could no longer set it going (only a change in the file still could).
-    @Test("a loop started again right after a stop keeps its own wake-up (point 15)")
+    @Test("a loop started again right after a stop keeps its own wake-up")
     func aRestartedLoopKeepsItsWakeUp() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         let clock = SteppedClock(fixture.clock)
@@ -328,7 +328,7 @@ struct SessionDayTests {
 
     // MARK: Events for a UI
 
-    @Test("session events: initial session, refresh, sign-out with its cause, sign-in (point 16)")
+    @Test("session events: initial session, refresh, sign-out with its cause, sign-in")
     func sessionEventsForAUI() async throws {
         let server = try RotatingTokenServer(expiresIn: 3600, clock: fixture.clock)
         let stored = try await signIn(server)
