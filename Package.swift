@@ -77,6 +77,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "SessionVault", targets: ["SessionVault"]),
+        // Test doubles for an app's own tests and previews (as swift-log ships InMemoryLogging):
+        // an in-memory key provider, clocks moved by hand, a scripted biometric gate.
+        .library(name: "SessionVaultTesting", targets: ["SessionVaultTesting"]),
         .executable(name: "sessionvault", targets: ["sessionvault"]),
     ],
     dependencies: [
@@ -112,6 +115,10 @@ let package = Package(
             cSettings: sqlCipherDefines,
             plugins: ["EmbedMigrations"]
         ),
+        .target(
+            name: "SessionVaultTesting",
+            dependencies: ["SessionVault"]
+        ),
         .executableTarget(
             name: "sessionvault",
             dependencies: [
@@ -135,7 +142,7 @@ let package = Package(
         // against a real authorization server (scripts/readme-client.sh).
         .executableTarget(
             name: "ReadmeExamples",
-            dependencies: ["SessionVault", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SessionVault", "SessionVaultTesting", .product(name: "Logging", package: "swift-log")],
             path: "Examples/ReadmeExamples"
         ),
 
@@ -144,17 +151,17 @@ let package = Package(
         // `package` API only, no `@testable import`.
         .target(
             name: "SessionVaultTestSupport",
-            dependencies: ["SessionVault"],
+            dependencies: ["SessionVault", "SessionVaultTesting"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
             cSettings: sqlCipherDefines
         ),
         .testTarget(
             name: "CorruptionRecoveryTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium"],
+            dependencies: ["SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium"],
             cSettings: sqlCipherDefines
         ),
         .testTarget(

@@ -279,7 +279,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
                 fail("background-at needs a base URL and a time")
             }
             // The histories' policy (a 30-minute idle lock; background work is not held by it).
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon-key", timeout: 120),
                                         policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
@@ -303,7 +303,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
                 fail("dpop-resume-at needs a base URL and a time")
             }
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                         policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
@@ -322,7 +322,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let logger = Logger(label: "VaultTestHost") { label in
                 MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
             }
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
                                         policy: policy, clock: { gate.now() }, logger: logger)
@@ -352,7 +352,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             // The offset puts this process past the stored access token's expiry without waiting
             // for it; no minimum TTL, so the token another process just refreshed counts as valid.
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.minimumAccessTTL = 0
             policy.idleTimeout = nil
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),

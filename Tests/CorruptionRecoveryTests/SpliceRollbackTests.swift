@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 
 extension CorruptionRecovery {
     /// Issue 16, point 3: putting back part or all of an older copy of the vault's files, with

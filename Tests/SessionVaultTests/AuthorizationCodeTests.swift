@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// Issue 27 point 2: the authorization-code flow with PKCE through the library, against

@@ -11,7 +11,7 @@ struct DPoPReviewTests {
     let fixture = TestVault()
 
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration()) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// A refresh whose result cannot be stored is never sent (issue 24 point 14): on a real, nearly
@@ -25,7 +26,7 @@ struct StorageFullRefreshTests {
                 await vault.close()
             }
             clock.advance(by: 3600)
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             let manager = ResumeManager(path: path, keyProvider: keys,
                                         refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
