@@ -2,6 +2,7 @@ import BenchFixtures
 import Benchmark
 import Foundation
 import SessionVault
+import SessionVaultTesting
 
 // The suite. Names are `<figure>.<subject>[.<variant>]`; Benchmarks/report.py turns one run's
 // results into the ratios of the table. A name ending in `.xN` runs N operations per

@@ -1,5 +1,6 @@
 import Foundation
 import SessionVault
+import SessionVaultTesting
 
 /// A vault on disk prepared for one group of benchmarks, with its two baseline copies:
 ///
