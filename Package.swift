@@ -178,3 +178,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Warnings as errors, for our own builds only (issue 30)
+//
+// `make check-warnings` (CI) sets SESSIONVAULT_WARNINGS_AS_ERRORS=1: every Swift target of this
+// package (library, test doubles, CLI, test hosts, examples, tests) then compiles with
+// `-warnings-as-errors`. Unset, the manifest carries no unsafe flag, so an app that depends on
+// SessionVault by version still resolves it (SwiftPM refuses unsafeFlags in a versioned
+// dependency). Not `-Xswiftc -warnings-as-errors` on the command line: that reaches the
+// dependencies too, which SwiftPM builds with `-suppress-warnings`, a pair the swiftbuild build
+// system rejects (swift-package-manager #10192), and it rebuilds every dependency whenever it is
+// switched. Not `.treatAllWarnings(as: .error)`: it needs tools-version 6.2, and this manifest
+// stays at 6.1 so that Xcode 16 resolves it.
+if Context.environment["SESSIONVAULT_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets where target.type != .system && target.type != .plugin && target.type != .binary {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+    }
+}

@@ -248,9 +248,8 @@ struct GateArmingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        if message.description == "vault corrupted" { gate.arm() }
+    func log(event: LogEvent) {
+        if event.message.description == "vault corrupted" { gate.arm() }
     }
 }
 
@@ -320,7 +319,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             let gate = RecoveryGate(goFile: arguments[4], fixed: Date(timeIntervalSince1970: seconds))
             let logger = Logger(label: "VaultTestHost") { label in
-                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate)] + (hostLogger.map { [$0.handler] } ?? []))
             }
             var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
@@ -341,7 +340,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             guard arguments.count == 5, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("resume-held needs a go file") }
             let gate = RecoveryGate(goFile: arguments[4])
             let logger = Logger(label: "VaultTestHost") { label in
-                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate)] + (hostLogger.map { [$0.handler] } ?? []))
             }
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
                                         clock: { gate.now() }, logger: logger)

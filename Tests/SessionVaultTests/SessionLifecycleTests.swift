@@ -185,8 +185,8 @@ struct SessionLifecycleTests {
         server.enqueue(.json(status: 200, ""))
         let refresher = OAuth2Refresher(tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
                                         revocationEndpoint: server.baseURL.appendingPathComponent("revoke"),
-                                        endSessionEndpoint: try #require(URL(string: "https://idp.example/logout")),
-                                        postLogoutRedirectURI: try #require(URL(string: "app://signed-out")))
+                                        endSessionEndpoint: URL(string: "https://idp.example/logout"),
+                                        postLogoutRedirectURI: URL(string: "app://signed-out"))
         let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: refresher, clock: fixture.clock.function)
         let result = try await manager.signOut()
         #expect(result.server == .ended)
