@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-warnings check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -222,8 +222,15 @@ check-layers:
 check-portability:
 	python3 scripts/check-portability.py Sources
 
+# Every Swift target of this package (library, SessionVaultTesting, CLI, test hosts, examples,
+# tests) builds with no warning: SESSIONVAULT_WARNINGS_AS_ERRORS=1 makes the manifest add
+# -warnings-as-errors to our targets only (see the end of Package.swift for why not -Xswiftc).
+# Our targets recompile when the switch changes; the dependencies do not.
+check-warnings: deps
+	SESSIONVAULT_WARNINGS_AS_ERRORS=1 swift build --build-tests
+
 # What CI runs besides the test legs.
-check: check-portability check-layers check-api docs check-readme
+check: check-portability check-layers check-warnings check-api docs check-readme
 
 # libFuzzer targets (Fuzz/, their own package: see Fuzz/Package.swift), each run for
 # FUZZ_SECONDS on a copy of its committed corpus (Fuzz/Corpus/<target>, never grown by a run)

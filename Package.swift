@@ -77,6 +77,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "SessionVault", targets: ["SessionVault"]),
+        // Test doubles for an app's own tests and previews (as swift-log ships InMemoryLogging):
+        // an in-memory key provider, clocks moved by hand, a scripted biometric gate.
+        .library(name: "SessionVaultTesting", targets: ["SessionVaultTesting"]),
         .executable(name: "sessionvault", targets: ["sessionvault"]),
     ],
     dependencies: [
@@ -112,6 +115,10 @@ let package = Package(
             cSettings: sqlCipherDefines,
             plugins: ["EmbedMigrations"]
         ),
+        .target(
+            name: "SessionVaultTesting",
+            dependencies: ["SessionVault"]
+        ),
         .executableTarget(
             name: "sessionvault",
             dependencies: [
@@ -135,7 +142,7 @@ let package = Package(
         // against a real authorization server (scripts/readme-client.sh).
         .executableTarget(
             name: "ReadmeExamples",
-            dependencies: ["SessionVault", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SessionVault", "SessionVaultTesting", .product(name: "Logging", package: "swift-log")],
             path: "Examples/ReadmeExamples"
         ),
 
@@ -144,17 +151,17 @@ let package = Package(
         // `package` API only, no `@testable import`.
         .target(
             name: "SessionVaultTestSupport",
-            dependencies: ["SessionVault"],
+            dependencies: ["SessionVault", "SessionVaultTesting"],
             path: "Tests/TestSupport"
         ),
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
             cSettings: sqlCipherDefines
         ),
         .testTarget(
             name: "CorruptionRecoveryTests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport", "CSQLCipher", "CSodium"],
+            dependencies: ["SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium"],
             cSettings: sqlCipherDefines
         ),
         .testTarget(
@@ -171,3 +178,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: - Warnings as errors, for our own builds only (issue 30)
+//
+// `make check-warnings` (CI) sets SESSIONVAULT_WARNINGS_AS_ERRORS=1: every Swift target of this
+// package (library, test doubles, CLI, test hosts, examples, tests) then compiles with
+// `-warnings-as-errors`. Unset, the manifest carries no unsafe flag, so an app that depends on
+// SessionVault by version still resolves it (SwiftPM refuses unsafeFlags in a versioned
+// dependency). Not `-Xswiftc -warnings-as-errors` on the command line: that reaches the
+// dependencies too, which SwiftPM builds with `-suppress-warnings`, a pair the swiftbuild build
+// system rejects (swift-package-manager #10192), and it rebuilds every dependency whenever it is
+// switched. Not `.treatAllWarnings(as: .error)`: it needs tools-version 6.2, and this manifest
+// stays at 6.1 so that Xcode 16 resolves it.
+if Context.environment["SESSIONVAULT_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets where target.type != .system && target.type != .plugin && target.type != .binary {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-warnings-as-errors"])]
+    }
+}

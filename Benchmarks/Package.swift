@@ -30,6 +30,8 @@ let package = Package(
             name: "BenchFixtures",
             dependencies: [
                 .product(name: "SessionVault", package: "SessionVault"),
+                // InMemoryKeyProvider: the suite keys its fixtures in memory.
+                .product(name: "SessionVaultTesting", package: "SessionVault"),
                 "CSQLCipherBench",
                 "CSodiumBench",
             ]
@@ -46,6 +48,7 @@ let package = Package(
             name: "SessionVaultBenchmarks",
             dependencies: [
                 .product(name: "SessionVault", package: "SessionVault"),
+                .product(name: "SessionVaultTesting", package: "SessionVault"),
                 .product(name: "Benchmark", package: "benchmark"),
                 "BenchFixtures",
             ],

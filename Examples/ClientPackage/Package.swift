@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "MyApp", dependencies: [
             .product(name: "SessionVault", package: "SessionVault"),
+            .product(name: "SessionVaultTesting", package: "SessionVault"),  // test doubles; an app's test target
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

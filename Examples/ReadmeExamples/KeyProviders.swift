@@ -1,4 +1,5 @@
 import SessionVault
+import SessionVaultTesting
 
 /// A key file made ahead of the first launch (an installer, a provisioning step); the first
 /// open makes one too. 32 random bytes, mode 0600; never overwrites a file.

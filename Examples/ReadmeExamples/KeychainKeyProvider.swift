@@ -18,7 +18,7 @@ struct KeychainKeyProvider: KeyProvider {
                   let key = try? SecretBytes(consuming: &bytes) else { throw .invalid("the keychain item is not a root key") }
             return RootKey(bytes: key)
         case errSecInteractionNotAllowed:           // locked after a restart: retry, never "no session"
-            throw .unavailable("keychain locked", retryAfter: 2)
+            throw .unavailable(retryAfter: 2, detail: "keychain locked")
         case errSecItemNotFound where create:
             guard let key = try? SecretBytes.random(count: RootKey.byteCount) else {
                 throw .crypto(.secureAllocationFailed(bytes: RootKey.byteCount))
@@ -26,12 +26,12 @@ struct KeychainKeyProvider: KeyProvider {
             let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: account,
                                       kSecValueData as String: key.withUnsafeBytes { Data($0) },
                                       kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly]
-            guard SecItemAdd(add as CFDictionary, nil) == errSecSuccess else { throw .unavailable("keychain add failed", retryAfter: 2) }
+            guard SecItemAdd(add as CFDictionary, nil) == errSecSuccess else { throw .unavailable(retryAfter: 2, detail: "keychain add failed") }
             return RootKey(bytes: key)
         case errSecItemNotFound:
             throw .missing("no keychain item")      // with an existing vault: corrupted(.keyMissing), then a fresh one
         case let status:
-            throw .unavailable("keychain status \(status)", retryAfter: 2)
+            throw .unavailable(retryAfter: 2, detail: "keychain status \(status)")
         }
     }
 

@@ -112,7 +112,7 @@ func describe(_ error: any Error) -> String {
     guard let error = error as? VaultError else { return "other 0" }
     switch error {
     case .storageFull: return "storageFull 0"
-    case .database(let sqlite): return "database \(sqlite.extendedCode.rawValue)"
+    case .database: return "database 0"
     case .io(let io): return "io \(io.errno)"
     case .corrupted(let reason): return "corrupted \(reason.kind.rawValue)"
     case .unavailable: return "unavailable 0"

@@ -12,12 +12,12 @@ struct FileLogHandler: LogHandler {
     var logLevel: Logger.Level = .debug
 
     /// The logger for this process: to `$SESSIONVAULT_HOST_LOG_DIR/<pid>.log` when that is set,
-    /// silent otherwise.
-    static func processLogger() -> Logger {
-        guard let directory = ProcessInfo.processInfo.environment["SESSIONVAULT_HOST_LOG_DIR"] else { return Vault.silentLogger }
+    /// nil (the library logs nothing) otherwise.
+    static func processLogger() -> Logger? {
+        guard let directory = ProcessInfo.processInfo.environment["SESSIONVAULT_HOST_LOG_DIR"] else { return nil }
         let path = "\(directory)/\(getpid()).log"
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            return Vault.silentLogger
+            return nil
         }
         return Logger(label: "VaultTestHost") { _ in FileLogHandler(handle: handle) }
     }
@@ -27,10 +27,9 @@ struct FileLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        let merged = metadata.merging(explicit ?? [:]) { $1 }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        handle.write(Data("\(level) \(message) \(fields)\n".utf8))
+        handle.write(Data("\(event.level) \(event.message) \(fields)\n".utf8))
     }
 }

@@ -248,9 +248,8 @@ struct GateArmingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        if message.description == "vault corrupted" { gate.arm() }
+    func log(event: LogEvent) {
+        if event.message.description == "vault corrupted" { gate.arm() }
     }
 }
 
@@ -279,7 +278,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
                 fail("background-at needs a base URL and a time")
             }
             // The histories' policy (a 30-minute idle lock; background work is not held by it).
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon-key", timeout: 120),
                                         policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
@@ -303,7 +302,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
                 fail("dpop-resume-at needs a base URL and a time")
             }
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
                                         policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
@@ -320,9 +319,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             let gate = RecoveryGate(goFile: arguments[4], fixed: Date(timeIntervalSince1970: seconds))
             let logger = Logger(label: "VaultTestHost") { label in
-                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate)] + (hostLogger.map { [$0.handler] } ?? []))
             }
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
                                         policy: policy, clock: { gate.now() }, logger: logger)
@@ -341,7 +340,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             guard arguments.count == 5, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("resume-held needs a go file") }
             let gate = RecoveryGate(goFile: arguments[4])
             let logger = Logger(label: "VaultTestHost") { label in
-                MultiplexLogHandler([GateArmingLogHandler(gate: gate), hostLogger.handler])
+                MultiplexLogHandler([GateArmingLogHandler(gate: gate)] + (hostLogger.map { [$0.handler] } ?? []))
             }
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
                                         clock: { gate.now() }, logger: logger)
@@ -352,7 +351,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             // The offset puts this process past the stored access token's expiry without waiting
             // for it; no minimum TTL, so the token another process just refreshed counts as valid.
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.minimumAccessTTL = 0
             policy.idleTimeout = nil
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),

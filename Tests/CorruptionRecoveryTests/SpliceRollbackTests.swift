@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 
 extension CorruptionRecovery {
     /// Putting back part or all of an older copy of the vault's files, with the same key, is caught

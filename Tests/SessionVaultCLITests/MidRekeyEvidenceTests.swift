@@ -29,7 +29,7 @@ struct MidRekeyEvidenceTests {
             await opened.close()
             return path
         } catch {
-            if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard) }
+            if case .corrupted(let reason) = error { return ResumeDecision.decide(.corrupted(reason), now: now, policy: ResumePolicy()) }
             throw error
         }
     }

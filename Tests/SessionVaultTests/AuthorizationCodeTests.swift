@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The authorization-code flow with PKCE through the library, against django-oauth-toolkit (OIDC

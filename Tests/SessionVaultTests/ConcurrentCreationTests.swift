@@ -25,7 +25,7 @@ struct ConcurrentCreationTests {
             }
             // Every process is up and waiting; then all are released by one event.
             for host in hosts { #expect(await host.waitFor("ready")) }
-            FileManager.default.createFile(atPath: start, contents: nil)
+            _ = FileManager.default.createFile(atPath: start, contents: nil)
 
             var storedFingerprints: [String] = []
             for (index, host) in hosts.enumerated() {

@@ -14,7 +14,7 @@ struct DPoPReviewTests {
     let clock = ManualClock(Date())
 
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration()) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),

@@ -58,7 +58,7 @@ struct DPoPTests {
     let clock = ManualClock(Date())
 
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration(), path: String? = nil) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(path: path ?? fixture.path, keyProvider: KeyFileProvider(path: (path ?? fixture.path) + ".key"),
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
@@ -158,7 +158,7 @@ struct DPoPTests {
     func codeExchangeAndOAuth2Refresh() async throws {
         try await DPoPTestServer.with(["--require-nonce"]) { server in
             let redirectURI = try #require(URL(string: "http://127.0.0.1/callback"))
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             let manager = ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
                                         refresher: OAuth2Refresher(tokenEndpoint: server.oauthTokenEndpoint, clientID: "app", timeout: 10),

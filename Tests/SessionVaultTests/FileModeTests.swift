@@ -28,7 +28,7 @@ struct FileModeTests {
             #expect(lstat(fixture.directory.file(name), &info) == 0)
             #expect(info.st_mode & 0o777 == 0o600, "\(name) has mode \(String(info.st_mode & 0o777, radix: 8))")
         }
-        FileManager.default.createFile(atPath: stop, contents: nil)
+        _ = FileManager.default.createFile(atPath: stop, contents: nil)
         #expect(await watcher.finish(timeout: 60) == 0, "\(watcher.output)")
     }
 }

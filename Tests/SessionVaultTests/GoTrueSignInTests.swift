@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// GoTrue's password sign-in through the library, against a GoTrue-shaped endpoint on 127.0.0.1
@@ -20,7 +21,7 @@ struct GoTrueSignInTests {
     }
 
     func manager(_ server: GoTrueSignInServer, apiKey: String = GoTrueSignInServer.apiKey) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                              refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: apiKey, timeout: 5),
@@ -220,7 +221,7 @@ struct SignInBiometricOptInTests {
     func optIn() async throws {
         let server = try GoTrueSignInServer(clock: fixture.clock)
         server.addUser(email: "a@example.org", password: "pw", id: "user-1")
-        let gate = TestBiometricGate(result: .cancelled, domainState: [7, 7, 7])
+        let gate = ScriptedBiometricGate(result: .cancelled, domainState: [7, 7, 7])
         let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: GoTrueSignInServer.apiKey, timeout: 5),
                                     biometrics: gate, clock: fixture.clock.function)

@@ -11,7 +11,7 @@ struct LoggingTests {
         let logger = Logger(label: "test") { _ in RecordingLogHandler(store: store) }
         let fixture = TestVault()
         let server = try ScriptedHTTPServer()
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, policy: policy, clock: fixture.clock.function, logger: logger)
         let stored = try await vault.store(Fixtures.goTrue())

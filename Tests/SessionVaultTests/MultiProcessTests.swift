@@ -30,7 +30,7 @@ struct MultiProcessTests {
         #expect(await watcher.waitFor("biometricChanged true"))
         try await vault.signOut()
         #expect(await watcher.waitFor("signedOut"))
-        FileManager.default.createFile(atPath: stopFile, contents: nil)
+        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
         #expect(await watcher.finish() == 0, "\(watcher.output)")
         #expect(!watcher.output.contains("from-process-a"), "the other process never prints a token")
     }

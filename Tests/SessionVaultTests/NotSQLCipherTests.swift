@@ -78,7 +78,7 @@ struct NotSQLCipherTests {
         #expect(result.output.contains("error: ") && result.output.contains("is not SQLCipher"), "\(result.output)")
         #expect(fixture.allFileBytes() == before, "the vault's files changed under a plain SQLite")
         // And the same build without the preload still opens it: the refusal changed nothing.
-        let reopened = try await TestHostProcess(["open", fixture.path, fixture.keyPath], scratch: TemporaryDirectory("sessionvault-host"))
+        let reopened = try TestHostProcess(["open", fixture.path, fixture.keyPath], scratch: TemporaryDirectory("sessionvault-host"))
         #expect(await reopened.finish(timeout: 60) == 0)
         #expect(reopened.output.contains("opened"), "\(reopened.output)")
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// OAuth2Refresher, rotation, reuse protection, revocation and the single flight against a real
@@ -21,7 +22,7 @@ struct OAuthServerTests {
         /// No idle lock and a one-second minimum TTL: a refreshed session is valid until the
         /// test moves the clock on.
         var policy: ResumePolicy {
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             policy.minimumAccessTTL = 1
             return policy

@@ -29,7 +29,7 @@ struct OneWayInTests {
 
     @Test func aBorrowedVaultLendsItsPolicyClockAndLogger() async throws {
         let lines = RecordingLogHandler.Store()
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, policy: policy, clock: fixture.clock.function,
                                    logger: Logger(label: "app") { _ in RecordingLogHandler(store: lines) })

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The launch half of the peers' session-loss bugs: each test is one thread that users of another
@@ -17,13 +18,13 @@ struct PeerBugLaunchTests {
         #"{"access_token":"access-\#(refresh)","token_type":"bearer","expires_in":\#(expiresIn),"refresh_token":"\#(refresh)","user":{"id":"user-123"}}"#
     }
 
-    func manager(keys: any KeyProvider, policy: ResumePolicy = .standard, waitLimit: TimeInterval = 10) -> ResumeManager {
+    func manager(keys: any KeyProvider, policy: ResumePolicy = ResumePolicy(), waitLimit: TimeInterval = 10) -> ResumeManager {
         ResumeManager(path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
                       policy: policy, clock: fixture.clock.function, refreshWaitLimit: waitLimit, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     /// Signs in once with `keys` and closes the vault, as the previous run of the app did.
-    func signIn(keys: any KeyProvider, policy: ResumePolicy = .standard) async throws -> Session {
+    func signIn(keys: any KeyProvider, policy: ResumePolicy = ResumePolicy()) async throws -> Session {
         let vault = try Vault.open(at: fixture.path, keyProvider: keys, policy: policy, clock: fixture.clock.function)
         let session = try await vault.store(Fixtures.goTrue())
         await vault.close()

@@ -160,7 +160,7 @@ struct PeerBugProcessTests {
         } else {
             #expect(next.lines == ["login refreshInterrupted true"], "a reason of its own, not corruption: \(next.lines)")
         }
-        let report = try await Vault.verify(at: path, keyProvider: keys)
+        let report = try Vault.verify(at: path, keyProvider: keys)
         #expect(report.intact, "never corruption")
         #expect(Vault.tombstone(at: path) == nil)
     }

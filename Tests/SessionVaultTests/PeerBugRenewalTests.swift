@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The renewal half of the peers' session-loss bugs that needs no second process: a foreground

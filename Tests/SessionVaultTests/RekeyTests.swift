@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 @Suite("Rekey: re-encrypt under a new root key, crash-safe switch")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SessionVaultTestSupport
 @testable import SessionVault
+import SessionVaultTesting
 
 /// Found by the session histories (seed 59, shrunk to three steps): an extension's refresh was out
 /// when the user signed in afresh in the app, with the device clock moved back since the vault last
@@ -36,7 +37,7 @@ struct ReplacedDuringRefreshTests {
         try await app.store(try TokenResponse(json: Data(Self.pair("old").utf8)))
         // The device clock goes back three hours: every decision now refreshes once to re-anchor.
         device.advance(by: -3 * 3600)
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = 30 * 60
         let extensionManager = ResumeManager(path: path, keyProvider: keys,
                                              refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon", timeout: 30),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The request budget of a day: an app that calls its API every 30 s for a simulated day, with
@@ -21,7 +22,7 @@ struct RequestBudgetTests {
         let vault = try fixture.open()
         try await vault.store(try TokenResponse(json: Data(server.signInJSON().utf8)))
         await vault.close()
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = 30 * 60
         let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                                     refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),

@@ -5,7 +5,7 @@ import Testing
 @Suite("ResumeDecision.decide: every row of the path table with an injected clock")
 struct ResumeDecisionTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
-    let policy = ResumePolicy.standard
+    let policy = ResumePolicy()
 
     func session(accessIn: TimeInterval? = 3600, refreshIn: TimeInterval? = 30 * 86400, lastActiveAgo: TimeInterval = 0,
                  hasRefresh: Bool = true, hasAccess: Bool = true, deadlineIn: TimeInterval? = nil, pending: Bool = false) -> Session {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The resume flow against a real HTTP server on 127.0.0.1 and real vault files.
@@ -17,7 +18,7 @@ struct ResumeManagerTests {
 
     /// No idle limit by default, so "an hour later" tests the access-token expiry alone.
     static let noIdle: ResumePolicy = {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return policy
     }()
@@ -261,18 +262,18 @@ struct ResumeManagerTests {
     // absence, and an absence is when the biometric prompt comes (see BiometricPromptPolicy).
     @Test func biometricUnlockComesBeforeTheRefresh() async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
-        let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
+        let gate = ScriptedBiometricGate(result: .success, domainState: [1, 2, 3])
         server.enqueue(.json(Self.refreshed("after-unlock")))
-        guard case .home = await manager(biometrics: gate, policy: .standard).resume() else { Issue.record("expected home"); return }
+        guard case .home = await manager(biometrics: gate, policy: ResumePolicy()).resume() else { Issue.record("expected home"); return }
         #expect(gate.promptCount == 1)
         #expect(server.requestCount == 1)
     }
 
     @Test func concurrentResumesShareOneBiometricPrompt() async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
-        let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
+        let gate = ScriptedBiometricGate(result: .success, domainState: [1, 2, 3])
         server.enqueue(.json(Self.refreshed("one-prompt"), delay: 0.2))
-        let manager = manager(biometrics: gate, policy: .standard)
+        let manager = manager(biometrics: gate, policy: ResumePolicy())
         let outcomes = await withTaskGroup(of: ResumeOutcome.self) { group in
             for _ in 0..<10 { group.addTask { await manager.resume() } }
             var all: [ResumeOutcome] = []
@@ -287,16 +288,16 @@ struct ResumeManagerTests {
     @Test(arguments: [BiometricResult.cancelled, .failed, .unavailable])
     func aFailedUnlockFailsClosedAndKeepsTokens(result: BiometricResult) async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
-        let gate = TestBiometricGate(result: result, domainState: [1, 2, 3])
-        #expect(await manager(biometrics: gate, policy: .standard).resume() == .locked)
+        let gate = ScriptedBiometricGate(result: result, domainState: [1, 2, 3])
+        #expect(await manager(biometrics: gate, policy: ResumePolicy()).resume() == .locked)
         #expect(server.requestCount == 0, "no refresh without unlock")
         #expect(try await fixture.open().refreshToken() != nil)
     }
 
     @Test func aChangedBiometricEnrolmentSendsTheUserToLoginAndClearsTheFlag() async throws {
         _ = try await storeExpiredSession(biometric: true, domainState: [1, 2, 3])
-        let gate = TestBiometricGate(result: .success, domainState: [9, 9, 9])
-        #expect(await manager(biometrics: gate, policy: .standard).resume() == .login(reason: .biometryChanged, showExpiredMessage: false))
+        let gate = ScriptedBiometricGate(result: .success, domainState: [9, 9, 9])
+        #expect(await manager(biometrics: gate, policy: ResumePolicy()).resume() == .login(reason: .biometryChanged, showExpiredMessage: false))
         #expect(gate.promptCount == 0)
         let vault = try fixture.open()
         let next = try await vault.store(Fixtures.goTrue(refresh: "again"))
@@ -309,7 +310,7 @@ struct ResumeManagerTests {
         try await vault.store(Fixtures.goTrue(expiresIn: accessLifetime))
         await vault.close()
         fixture.clock.advance(by: 31 * 60)
-        let manager = manager(policy: .standard)
+        let manager = manager(policy: ResumePolicy())
         #expect(await manager.resume() == .locked)
         server.enqueue(.json(Self.refreshed("after-password")))
         // The access token still alive: home as is; expired meanwhile: refreshed first.
@@ -319,13 +320,13 @@ struct ResumeManagerTests {
     }
 
     @Test func anIdleSessionWithALiveAccessTokenNeedsOnlyTheUnlock() async throws {
-        let vault = try fixture.open(policy: .standard)
+        let vault = try fixture.open(policy: ResumePolicy())
         try await vault.store(Fixtures.goTrue(expiresIn: 7200), biometricEnabled: true)
         try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
         await vault.close()
         fixture.clock.advance(by: 31 * 60)
-        let gate = TestBiometricGate(result: .success, domainState: [1, 2, 3])
-        guard case .home(let session) = await manager(biometrics: gate, policy: .standard).resume() else {
+        let gate = ScriptedBiometricGate(result: .success, domainState: [1, 2, 3])
+        guard case .home(let session) = await manager(biometrics: gate, policy: ResumePolicy()).resume() else {
             Issue.record("expected home"); return
         }
         #expect(gate.promptCount == 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// The session's day after launch: refresh storms, the clock, a server's 429, the idle lock,
@@ -12,7 +13,7 @@ struct SessionDayTests {
     let fixture = TestVault()
 
     static func policy(idle: TimeInterval?) -> ResumePolicy {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = idle
         return policy
     }
@@ -52,7 +53,7 @@ struct SessionDayTests {
         // Due: expiry minus a quarter of the lifetime at most, never sooner than 30 s after receipt.
         let lifetime = TimeInterval(expiresIn ?? 3600)
         let due = max(lifetime - min(300, lifetime / 4), 30)
-        #expect(ResumePolicy.standard.refreshDue(for: stored) == stored.issuedAt.addingTimeInterval(due))
+        #expect(ResumePolicy().refreshDue(for: stored) == stored.issuedAt.addingTimeInterval(due))
         fixture.clock.advance(by: due - 1)
         #expect(token(await manager.freshAccessToken()) == "A-0")
         #expect(server.refreshCount == 0)
@@ -176,7 +177,7 @@ struct SessionDayTests {
         }
         #expect(server.refreshCount == 0)
         // With biometric unlock on, the rolled-back clock asks for the prompt, like the idle one.
-        let gate = TestBiometricGate()
+        let gate = ScriptedBiometricGate()
         let vault = try fixture.open()
         try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
         await vault.close()
@@ -200,7 +201,7 @@ struct SessionDayTests {
         fixture.clock.advance(by: 3600)
         #expect(token(await widget.backgroundAccessToken()) == "A-1")
         // Not activity: the app still asks for its unlock.
-        let gate = TestBiometricGate()
+        let gate = ScriptedBiometricGate()
         guard case .home = await manager(server, idle: 30 * 60, biometrics: gate).resume() else { Issue.record("home after prompt"); return }
         #expect(gate.promptCount == 1)
     }

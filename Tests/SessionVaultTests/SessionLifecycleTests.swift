@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// After launch: fresh access tokens for API calls, foreground auto-refresh, sign-out that
@@ -17,7 +18,7 @@ struct SessionLifecycleTests {
         #"{"access_token":"access-\#(refresh)","token_type":"bearer","expires_in":3600,"refresh_token":"\#(refresh)","user":{"id":"\#(subject)"}}"#
     }
 
-    static let thirtyMinuteIdle: ResumePolicy = .standard
+    static let thirtyMinuteIdle: ResumePolicy = ResumePolicy()
 
     func manager(biometrics: (any BiometricGate)? = nil, policy: ResumePolicy = thirtyMinuteIdle) -> ResumeManager {
         ResumeManager(path: fixture.path, keyProvider: fixture.keys,
@@ -103,8 +104,8 @@ struct SessionLifecycleTests {
         fixture.clock.advance(by: 6 * 60 + 1)
         server.enqueue(.json(Self.refreshed("silent")))
         server.enqueue(.json(Self.refreshed("silent-2")))
-        let gate = TestBiometricGate()
-        var policy = ResumePolicy.standard
+        let gate = ScriptedBiometricGate()
+        var policy = ResumePolicy()
         policy.biometricPrompt = prompt
         guard case .home = await manager(biometrics: gate, policy: policy).resume() else { Issue.record("expected home"); return }
         #expect(gate.promptCount == (prompt == .afterIdle ? 0 : 1))
@@ -120,7 +121,7 @@ struct SessionLifecycleTests {
         try await storeSession(biometric: true)
         fixture.clock.advance(by: 2 * 3600)
         server.enqueue(.json(Self.refreshed("after-absence")))
-        let gate = TestBiometricGate()
+        let gate = ScriptedBiometricGate()
         guard case .home = await manager(biometrics: gate).resume() else { Issue.record("expected home"); return }
         #expect(gate.promptCount == 1)
     }
@@ -184,8 +185,8 @@ struct SessionLifecycleTests {
         server.enqueue(.json(status: 200, ""))
         let refresher = OAuth2Refresher(tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
                                         revocationEndpoint: server.baseURL.appendingPathComponent("revoke"),
-                                        endSessionEndpoint: try #require(URL(string: "https://idp.example/logout")),
-                                        postLogoutRedirectURI: try #require(URL(string: "app://signed-out")))
+                                        endSessionEndpoint: URL(string: "https://idp.example/logout"),
+                                        postLogoutRedirectURI: URL(string: "app://signed-out"))
         let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: refresher, clock: fixture.clock.function)
         let result = try await manager.signOut()
         #expect(result.server == .ended)
@@ -206,7 +207,7 @@ struct SessionLifecycleTests {
         await manager.startAutoRefresh(clock: clock)
         // Asleep until expiry minus the minimum TTL.
         let first = try #require(await clock.waitForSleeper())
-        #expect(first == stored.accessExpiresAt?.addingTimeInterval(-ResumePolicy.standard.minimumAccessTTL))
+        #expect(first == stored.accessExpiresAt?.addingTimeInterval(-ResumePolicy().minimumAccessTTL))
         #expect(server.requestCount == 0)
         // The network fails once; the loop retries after the backoff instead of giving up.
         server.enqueue(.json(status: 503, "down"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// Found by the session histories (seed 66 before `others` was set aside): a sign-out with scope

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SessionVault
+import SessionVaultTesting
 import SessionVaultTestSupport
 
 /// A refresh whose result cannot be stored is never sent: on a real, nearly full file system, for
@@ -24,7 +25,7 @@ struct StorageFullRefreshTests {
                 await vault.close()
             }
             clock.advance(by: 3600)
-            var policy = ResumePolicy.standard
+            var policy = ResumePolicy()
             policy.idleTimeout = nil
             let manager = ResumeManager(path: path, keyProvider: keys,
                                         refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),

@@ -14,7 +14,7 @@ struct TraceLoggingTests {
         logger.logLevel = .trace
         let fixture = TestVault()
         let server = try ScriptedHTTPServer()
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         let passphrase = "correct horse battery staple \(Fixtures.refreshMarker)-pass"
         var passphraseBytes = Array(passphrase.utf8)

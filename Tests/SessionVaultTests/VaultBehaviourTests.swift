@@ -35,7 +35,7 @@ struct VaultBehaviourTests {
     }
 
     @Test func signOutCanClearTheBiometricPreferenceWhenThePolicySaysSo() async throws {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.clearsBiometricPreferenceOnSignOut = true
         let fixture = TestVault()
         let vault = try fixture.open(policy: policy)
@@ -76,7 +76,7 @@ struct VaultBehaviourTests {
     }
 
     @Test func theAuditLogIsCappedAndHoldsNoTokens() async throws {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.auditLogCapacity = 5
         let fixture = TestVault()
         let vault = try fixture.open(policy: policy)

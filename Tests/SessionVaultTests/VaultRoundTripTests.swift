@@ -136,9 +136,9 @@ struct VaultRoundTripTests {
         let vault = try fixture.open()
         try await vault.store(Fixtures.goTrue())
         let leftovers = [fixture.keyPath + ".tmp-1f2e3d", fixture.files.header + ".tmp-4c5b6a"]
-        for path in leftovers { FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 56)) }
+        for path in leftovers { _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 56)) }
         let unrelated = fixture.directory.file("notes.txt")
-        FileManager.default.createFile(atPath: unrelated, contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: unrelated, contents: Data("keep".utf8))
         try await vault.wipe()
         for path in leftovers { #expect(!FileManager.default.fileExists(atPath: path), "\(path) survived the wipe") }
         #expect(FileManager.default.fileExists(atPath: unrelated), "a wipe touches only the vault's own files")

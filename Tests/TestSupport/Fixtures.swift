@@ -1,5 +1,6 @@
 import Foundation
 import SessionVault
+import SessionVaultTesting
 
 /// Token responses shared by the tests of the library and of the CLI. Token values are
 /// recognisable markers, so a test can scan files and output for them.

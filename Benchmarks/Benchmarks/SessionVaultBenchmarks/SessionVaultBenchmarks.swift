@@ -2,6 +2,7 @@ import BenchFixtures
 import Benchmark
 import Foundation
 import SessionVault
+import SessionVaultTesting
 
 // The suite. Names are `<figure>.<subject>[.<variant>]`; Benchmarks/report.py turns one run's
 // results into the ratios of the table. A name ending in `.xN` runs N operations per
@@ -84,13 +85,13 @@ let benchmarks: @Sendable () -> Void = {
         register(name, setup: {
             try await PlainLaunch.make(fixture: FixtureStore.shared.fixture(sessions: 1), variant: variant)
         }, body: { _, launch in
-            blackHole(try launch.run(now: Date(), policy: .standard))
+            blackHole(try launch.run(now: Date(), policy: ResumePolicy()))
         })
     }
     register("launch.unencrypted.10000", setup: {
         try await PlainLaunch.make(fixture: FixtureStore.shared.fixture(sessions: 10_000), variant: .unencrypted)
     }, body: { _, launch in
-        blackHole(try launch.run(now: Date(), policy: .standard))
+        blackHole(try launch.run(now: Date(), policy: ResumePolicy()))
     })
 
     // MARK: 2 + 6. rotate: one durable transaction with a new token pair
@@ -197,7 +198,7 @@ let benchmarks: @Sendable () -> Void = {
         return snapshot
     }, body: { _, snapshot in
         let now = Date()
-        for _ in 0..<1_000 { blackHole(ResumeDecision.decide(snapshot, now: now, policy: .standard)) }
+        for _ in 0..<1_000 { blackHole(ResumeDecision.decide(snapshot, now: now, policy: ResumePolicy())) }
     })
 
     // MARK: 6. file size after 1,000,000 touches and 100,000 rotations

@@ -230,7 +230,7 @@ package final class PlainRotator {
             deleteLease.bind(1, sessionID)
             try deleteLease.run()
             insertAudit.reset()
-            insertAudit.bind(1, Int64(ResumePolicy.standard.auditLogCapacity))
+            insertAudit.bind(1, Int64(ResumePolicy().auditLogCapacity))
             insertAudit.bind(2, now)
             insertAudit.bind(3, "rotated")
             insertAudit.bind(4, sessionID)

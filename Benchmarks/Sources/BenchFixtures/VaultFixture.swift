@@ -1,5 +1,6 @@
 import Foundation
 import SessionVault
+import SessionVaultTesting
 
 /// A vault on disk prepared for one group of benchmarks, with its two baseline copies:
 ///
@@ -46,7 +47,7 @@ package struct VaultFixture: Sendable {
     }
 
     /// Builds the fixture in `directory` (emptied first).
-    package static func make(in directory: String, sessions: Int, auditRows: Int = ResumePolicy.standard.auditLogCapacity) async throws -> VaultFixture {
+    package static func make(in directory: String, sessions: Int, auditRows: Int = ResumePolicy().auditLogCapacity) async throws -> VaultFixture {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let fixture = VaultFixture(directory: directory, keys: .random(), sessions: sessions)

@@ -47,7 +47,7 @@ func runScenario() async throws -> TimeInterval {
         // enginefloor: the raw-keyed copy of the vault file, the vault's pinned settings, no vault code.
         let variant: PlainLaunch.Variant = scenario == "launch-naive" ? .naive : scenario == "launch-enginefloor" ? .rawKey : .unencrypted
         let launch = try await PlainLaunch.make(fixture: fixture, variant: variant)
-        elapsed = try await measuredLoop(iterations) { blackHoleValue(try launch.run(now: Date(), policy: .standard)) }
+        elapsed = try await measuredLoop(iterations) { blackHoleValue(try launch.run(now: Date(), policy: ResumePolicy())) }
     case "rotate-vault":
         let vault = try fixture.open()
         let responses = try (0..<iterations).map { try TokenFactory.refreshed($0) }

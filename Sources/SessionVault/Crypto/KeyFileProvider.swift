@@ -42,13 +42,13 @@ public struct KeyFileProvider: KeyProvider {
         } catch {
             // An lstat that fails for any reason but absence (EACCES, EIO, ESTALE, ...) says
             // nothing about the key itself: try again later, never treat it as lost.
-            throw .unavailable("key file \(path) cannot be reached now (\(error))", retryAfter: 1)
+            throw .unavailable(retryAfter: 1, detail: "key file \(path) cannot be reached now (\(error))")
         }
         guard let info else {
             let directory = FileIO.parentDirectory(of: path)
             // A missing directory is a volume that is not mounted (yet), not a deleted key.
             if !FileIO.exists(directory) {
-                throw .unavailable("key directory \(directory) is not present", retryAfter: 1)
+                throw .unavailable(retryAfter: 1, detail: "key directory \(directory) is not present")
             }
             guard create else { throw .missing("no key file at \(path)") }
             return RootKey(bytes: try writeNewKey())
@@ -93,7 +93,7 @@ public struct KeyFileProvider: KeyProvider {
             prefix = Array(bytes.prefix(max(n, 0)))
         } catch {
             if error.isNotFound { throw .missing("no key file at \(path)") }
-            throw .unavailable("key file \(path) cannot be read now (\(error))", retryAfter: 1)
+            throw .unavailable(retryAfter: 1, detail: "key file \(path) cannot be read now (\(error))")
         }
         guard prefix.count == prefixCount, Array(prefix.prefix(Self.magic.count)) == Self.magic else {
             return "\(path) is not a SessionVault key file (no SVKEY magic)"
@@ -115,7 +115,7 @@ public struct KeyFileProvider: KeyProvider {
             if error.errno == ENOENT { throw .missing("no key file at \(path)") }
             if error.errno == ELOOP { throw .insecure("\(path) is a symbolic link") }
             // EACCES, EMFILE, ENFILE, EINTR, EIO, ...: the key may be fine; it cannot be read now.
-            throw .unavailable("key file \(path) cannot be opened now (errno \(error.errno))", retryAfter: 1)
+            throw .unavailable(retryAfter: 1, detail: "key file \(path) cannot be opened now (errno \(error.errno))")
         }
         defer { close(fd) }
         do {
@@ -123,7 +123,7 @@ public struct KeyFileProvider: KeyProvider {
                 var offset = 0
                 while offset < buffer.count {
                     let n = read(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if n < 0 { throw KeyProviderError.unavailable("key file \(path) could not be read now (errno \(errno))", retryAfter: 1) }
+                    if n < 0 { throw KeyProviderError.unavailable(retryAfter: 1, detail: "key file \(path) could not be read now (errno \(errno))") }
                     if n == 0 { throw KeyProviderError.invalid("\(path) is shorter than a key file") }
                     offset += n
                 }
@@ -200,7 +200,7 @@ extension KeyFileProvider {
     /// - Parameter afterStep: told each step once it is done (the crash tests stop there).
     package func destroyKey(shreddedKeyProvenOurs: Bool, afterStep: (String) -> Void = { _ in }) throws(KeyProviderError) {
         let info: stat?
-        do { info = try FileIO.status(path) } catch { throw .unavailable("key file \(path) cannot be examined now (\(error))", retryAfter: 1) }
+        do { info = try FileIO.status(path) } catch { throw .unavailable(retryAfter: 1, detail: "key file \(path) cannot be examined now (\(error))") }
         if let info {
             if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link; not destroyed") }
             guard (info.st_mode & S_IFMT) == S_IFREG else { throw .misconfigured("\(path) is not a regular file; not destroyed") }

@@ -1,9 +1,10 @@
 /// Where a vault's 32-byte root key comes from.
 ///
-/// SessionVault ships `KeyFileProvider`, `PassphraseKeyProvider` and `InMemoryKeyProvider`. An
-/// app on Apple platforms conforms its own Keychain-backed type (see the README): return
-/// `.missing` when the item is not found and `.unavailable` for `errSecInteractionNotAllowed`
-/// (the device is locked after a restart), so a locked keychain is never read as "no session".
+/// SessionVault ships `KeyFileProvider` and `PassphraseKeyProvider`; `SessionVaultTesting`
+/// adds `InMemoryKeyProvider` for tests and previews. An app on Apple platforms conforms its own
+/// Keychain-backed type (see the README): return `.missing` when the item is not found and
+/// `.unavailable` for `errSecInteractionNotAllowed` (the device is locked after a restart), so a
+/// locked keychain is never read as "no session".
 public protocol KeyProvider: Sendable {
     /// Returns the root key.
     ///

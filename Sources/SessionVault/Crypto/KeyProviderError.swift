@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a key provider could not hand over the root key.
 ///
 /// The distinction matters more than the detail: `missing` for an existing vault means the vault
@@ -8,7 +10,7 @@ public enum KeyProviderError: Error, Sendable, Equatable, CustomStringConvertibl
     case missing(String)
     /// The key exists but cannot be read right now (keystore locked after a restart, volume not
     /// mounted, permission denied for now). Retry after `retryAfter` seconds.
-    case unavailable(String, retryAfter: Double)
+    case unavailable(retryAfter: TimeInterval, detail: String)
     /// The stored key is damaged (length, magic, version, checksum): it can never give the right
     /// key again. For an existing vault this is `corrupted(.keyMissing)`.
     case invalid(String)
@@ -26,7 +28,7 @@ public enum KeyProviderError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .missing(let detail): return "key missing: \(detail)"
-        case .unavailable(let detail, let retryAfter): return "key unavailable right now (retry in \(retryAfter) s): \(detail)"
+        case .unavailable(let retryAfter, let detail): return "key unavailable right now (retry in \(retryAfter) s): \(detail)"
         case .invalid(let detail): return "key invalid: \(detail)"
         case .misconfigured(let detail): return "key provider misconfigured: \(detail)"
         case .insecure(let detail): return "key storage insecure: \(detail)"

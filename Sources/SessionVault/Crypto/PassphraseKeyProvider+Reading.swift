@@ -26,7 +26,7 @@ extension PassphraseKeyProvider {
                     let n = read(descriptor, base + length, 1)
                     if n < 0 {
                         if errno == EINTR { continue }
-                        throw KeyProviderError.unavailable("standard input could not be read (errno \(errno))", retryAfter: 1)
+                        throw KeyProviderError.unavailable(retryAfter: 1, detail: "standard input could not be read (errno \(errno))")
                     }
                     if n == 0 { break }
                     sawAnyByte = true

@@ -138,7 +138,7 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         let now = Date()
         do {
             let opened = try VaultOpener(files: files, keyProvider: provider, now: now, create: false).open()
-            let path = ResumeDecision.decide(opened.state.snapshot, now: now, policy: .standard)
+            let path = ResumeDecision.decide(opened.state.snapshot, now: now, policy: ResumePolicy())
             return Answer(path: path,
                           refresh: opened.state.tokens.refresh.map { $0.withRevealedBytes { Array($0) } },
                           access: opened.state.tokens.access.map { $0.withRevealedBytes { Array($0) } },
@@ -162,7 +162,7 @@ final class VaultOpenFuzzer: @unchecked Sendable {
     private static func name(of error: VaultError) -> String {
         switch error {
         case .corrupted(let reason): return "corrupted(\(reason.kind.rawValue))"
-        case .database(let sqlite): return "database(\(sqlite.code))"
+        case .database: return "database"
         case .newerFormat: return "newerFormat"
         case .unavailable: return "unavailable"
         case .misconfigured: return "misconfigured"

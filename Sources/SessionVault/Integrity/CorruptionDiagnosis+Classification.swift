@@ -43,7 +43,7 @@ extension CorruptionDiagnosis {
         case .cantOpen, .permission:
             return .unavailable(retryAfter: 1, detail: "the database cannot be opened now: \(error.message)")
         default:
-            return .database(error)
+            return .database(error.description)
         }
     }
 

@@ -8,7 +8,7 @@ extension VaultError {
     /// then it is `corrupted(.keyMissing)`. Everything else keeps the provider's own words.
     init(_ error: KeyProviderError, existingVault: Bool) {
         switch error {
-        case .unavailable(let detail, let retryAfter):
+        case .unavailable(let retryAfter, let detail):
             self = .unavailable(retryAfter: retryAfter, detail: detail)
         case .missing(let detail) where existingVault:
             self = .corrupted(CorruptionReason(.keyMissing, detail))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a vault operation failed. Descriptions name files, fields and conditions; never a token
 /// or a key.
 public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -8,7 +10,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `create` sets them aside (`Vault.setAside`) and returns a fresh vault instead.
     case newerFormat(NewerVaultFormat)
     /// The key or file cannot be read right now; retry. Nothing is wiped.
-    case unavailable(retryAfter: Double, detail: String)
+    case unavailable(retryAfter: TimeInterval, detail: String)
     /// The path does not lead to this vault's own files, or they cannot be proven ours: a foreign
     /// file where the database or its header should be (an app's own SQLite database, a file
     /// without our format magic), a database reached through a symbolic link, a key file that is
@@ -23,7 +25,9 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// previously committed session is intact.
     case storageFull(String)
     /// A database operation failed (read-only directory, I/O error). Nothing committed was lost.
-    case database(SQLiteError)
+    /// The description names SQLite's result code, its message and the statement's SQL (values
+    /// are always bound, so never a token).
+    case database(String)
     /// A file operation failed.
     case io(FileIOError)
     /// libsodium failed (locked memory could not be allocated, a seal did not open).
@@ -59,7 +63,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .keyProvider(let error): return "\(error)"
         case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
         case .storageFull(let detail): return "out of storage space: \(detail)"
-        case .database(let error): return "\(error)"
+        case .database(let detail): return detail
         case .io(let error): return "\(error)"
         case .crypto(let error): return "\(error)"
         case .invalidTokenResponse(let error): return "\(error)"

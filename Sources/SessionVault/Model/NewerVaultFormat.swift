@@ -20,3 +20,9 @@ public struct NewerVaultFormat: Error, Sendable, Equatable, CustomStringConverti
             + (setAsideAt.map { "; set aside at \($0)" } ?? "")
     }
 }
+
+/// The library's version, recorded in tombstones and inspections and shown by the CLI (an app
+/// reads it from `Tombstone.version` or `VaultInspection.libraryVersion`).
+package enum SessionVaultVersion {
+    package static let current = "0.1.0"
+}

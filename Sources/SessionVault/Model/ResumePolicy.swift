@@ -1,7 +1,9 @@
 import Foundation
 
-/// The limits that decide the resume path. Defaults come from the auth contracts SessionVault
-/// serves (Supabase GoTrue: 1 h access tokens, 30-day refresh tokens, refresh 5–10 min early).
+/// The limits that decide the resume path, and the three things the vault does with a session
+/// besides deciding (what sign-out clears, how often activity is written, how many audit events
+/// are kept). Defaults come from the auth contracts SessionVault serves (Supabase GoTrue: 1 h
+/// access tokens, 30-day refresh tokens, refresh 5–10 min early).
 public struct ResumePolicy: Sendable, Equatable, Codable {
     /// The refresh-ahead margin: an access token closer than this to expiry counts as expiring,
     /// so the app refreshes ahead of time. Default 5 minutes.
@@ -33,21 +35,32 @@ public struct ResumePolicy: Sendable, Equatable, Codable {
     /// How far the wall clock may go back before the vault treats it as moved back on purpose.
     /// Default 2 minutes.
     public var clockSkewTolerance: TimeInterval = 120
-    /// Whether sign-out also clears the "unlock with biometrics" preference. Default false:
-    /// the preference belongs to the device owner, not to the session.
-    public var clearsBiometricPreferenceOnSignOut = false
-    /// `touch()` writes the last-active time at most this often; in between it is kept in memory.
-    /// Default 15 seconds, well under any idle timeout.
-    public var touchCoalescingInterval: TimeInterval = 15
     /// When biometric unlock (if enabled) prompts: after an absence only (default), or before
     /// every refresh too.
     public var biometricPrompt: BiometricPromptPolicy = .afterIdle
+
+    // MARK: What the vault does with a session besides deciding its path
+
+    /// Whether sign-out also clears the "unlock with biometrics" preference. Default false:
+    /// the preference belongs to the device owner, not to the session.
+    public var clearsBiometricPreferenceOnSignOut = false
+    /// How often, at most, `touch()` writes the last-active time; in between it is kept in memory.
+    /// Default 15 seconds, well under any idle timeout.
+    public var lastActiveWriteInterval: TimeInterval = 15
     /// Audit log rows kept; older rows are deleted. Default 1000.
     public var auditLogCapacity = 1000
 
-    /// The documented defaults (the same as `standard`).
+    /// The documented defaults; change a property after creating it (`var policy = ResumePolicy()`).
     public init() {}
+}
 
-    /// The defaults.
-    public static let standard = ResumePolicy()
+/// When a session with biometric unlock enabled asks the user for biometrics.
+public enum BiometricPromptPolicy: String, Sendable, Equatable, Codable {
+    /// Only after an absence: when the idle timeout passed (or the app is told the user left).
+    /// Inside the idle window a live session refreshes silently, as the auth contract's
+    /// "Session valid? → auto-refresh if needed" describes. The default.
+    case afterIdle
+    /// Before every refresh as well: stricter, and prompts about once per access-token lifetime
+    /// of continuous use.
+    case beforeEveryRefresh
 }

@@ -32,3 +32,31 @@ public struct Token: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public var description: String { "Token(fp:\(fingerprint?.hex ?? "unset"))" }
     public var debugDescription: String { description }
 }
+
+/// The only form in which a token is ever shown or logged: the first 8 bytes of a BLAKE2b hash
+/// keyed with a vault subkey, as 16 hex digits. Without the vault's key it reveals nothing and
+/// cannot be computed from a stolen token.
+public struct Fingerprint: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// 16 lowercase hex digits: the first 8 bytes of a keyed BLAKE2b hash of the token.
+    public let hex: String
+
+    package init(hex: String) { self.hex = hex }
+
+    public var description: String { hex }
+}
+
+/// Lower-case hexadecimal text of bytes (checksums, fingerprints, ids; never key material,
+/// which is hex-encoded only inside locked memory).
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -144,3 +144,35 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
         return number
     }
 }
+
+/// Reads the claims of a JWT without verifying it: for display metadata (subject, issuer,
+/// email) only. Anything that is not a three-part base64url JWT gives no claims.
+enum JWTClaims {
+    static func decode(_ token: String) -> [String: Any] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return [:] }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return [:] }
+        return object
+    }
+}
+
+/// Why a token response was refused. Names fields, never their values.
+public enum TokenResponseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The body is not a JSON object.
+    case notJSON
+    /// A required field is absent (e.g. `access_token`, or no subject anywhere for a sign-in).
+    case missingField(String)
+    /// A field has the wrong type or an out-of-range value (see `TokenResponse.lifetimeRange`).
+    case invalidField(String)
+
+    public var description: String {
+        switch self {
+        case .notJSON: return "token response is not a JSON object"
+        case .missingField(let name): return "token response has no \(name)"
+        case .invalidField(let name): return "token response field \(name) has the wrong type or value"
+        }
+    }
+}

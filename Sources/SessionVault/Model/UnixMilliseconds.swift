@@ -1,3 +1,5 @@
+import Foundation
+
 /// Conversions into the vault's stored time unit (Unix milliseconds) that never trap.
 ///
 /// The inputs come from outside (a server's lifetimes and clock, the app's clock and policy), so
@@ -33,4 +35,12 @@ enum UnixMilliseconds {
         guard overflow else { return max(total, -Int64.max) }
         return b < 0 ? -Int64.max : Int64.max
     }
+}
+
+extension Date {
+    /// A date from Unix milliseconds (the vault's stored time unit).
+    init(unixMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(unixMilliseconds) / 1000) }
+
+    /// Unix milliseconds, rounded down; saturating, so a clock set absurdly far off cannot trap.
+    var unixMilliseconds: Int64 { UnixMilliseconds.clamped(timeIntervalSince1970 * 1000) }
 }

@@ -23,7 +23,7 @@ extension ResumeManager {
     public func handleAPIFailure(status: Int, body: Data, wwwAuthenticate: String? = nil, sentToken: Token) async -> ResumeOutcome? {
         let verdict = APIFailureVerdict.classify(status: status, body: body, wwwAuthenticate: wwwAuthenticate)
         if case .notAuthentication = verdict { return nil }
-        guard let vault = currentVault() else { return await resume() }
+        guard let vault = try? self.vault else { return await resume() }
         let current: Session
         do {
             guard let session = try await vault.currentSession(), let sent = sentToken.fingerprint,
@@ -35,7 +35,7 @@ extension ResumeManager {
             }
             current = session
         } catch {
-            return await outcomeForError(error)
+            return await outcome(for: error)
         }
         switch verdict {
         case .notAuthentication: return nil

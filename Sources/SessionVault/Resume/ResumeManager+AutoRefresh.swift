@@ -62,7 +62,7 @@ extension ResumeManager {
         while !Task.isCancelled {
             let vault: Vault
             do {
-                vault = try openVaultForCall()
+                vault = try self.vault
             } catch {
                 // Not now (a locked keystore after a restart): look again a little later.
                 logger.debug("auto-refresh waits: the vault cannot be opened now")

@@ -14,7 +14,7 @@ extension ResumeManager {
     /// - Throws: `.noSession` when nobody is signed in; what the vault's write throws.
     @discardableResult
     public func enableBiometricUnlock(reason: String) async throws(VaultError) -> BiometricResult {
-        let vault = try openVaultForCall()
+        let vault = try self.vault
         guard try await vault.currentSession() != nil else { throw .noSession }
         guard let biometrics else { return .unavailable }
         let result = await biometrics.authenticate(reason: reason)

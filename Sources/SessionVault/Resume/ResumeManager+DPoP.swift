@@ -28,9 +28,9 @@ extension ResumeManager {
         do {
             stored = try await vault.currentProofKey()
         } catch {
-            return .stop(await outcomeForError(error))
+            return .stop(await outcome(for: error))
         }
-        guard let stored, stored.sessionID == session.id else { return .stop(await outcomeWithoutRefreshForCall(vault)) }
+        guard let stored, stored.sessionID == session.id else { return .stop(await outcomeWithoutRefresh(vault)) }
         guard let storedForm = stored.stored else {
             return .stop(await proofKeyLost(vault, session: session, detail: "the vault holds no proof key for the session that opens"))
         }
@@ -48,7 +48,7 @@ extension ResumeManager {
         guard let prover = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock, recordedClockOffset: recorded),
               prover.thumbprint == thumbprint else {
             let reason = CorruptionReason(.invariantViolation, "session \(session.id): the proof key's thumbprint is not the recorded jkt")
-            return .stop(await outcomeForError(VaultError.corrupted(reason)))
+            return .stop(await outcome(for: VaultError.corrupted(reason)))
         }
         return .prover(prover)
     }
@@ -85,7 +85,7 @@ extension ResumeManager {
     public func dpopProof(method: String, url: URL, accessToken: Token) async throws(ProofKeyError) -> String? {
         let vault: Vault, read: Session?
         do {
-            vault = try openVaultForCall()
+            vault = try self.vault
             read = try await vault.currentSession()
         } catch {
             throw .unavailable("the session cannot be read now: \(error)")

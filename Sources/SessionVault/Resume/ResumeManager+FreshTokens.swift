@@ -34,7 +34,7 @@ extension ResumeManager {
         let outcome: ResumeOutcome
         var decided: Session?
         do {
-            let vault = try openVaultForCall()
+            let vault = try self.vault
             // Background work is not held by the idle lock: decided as if there were none.
             var rules = policy
             if !forUser { rules.idleTimeout = nil }
@@ -62,7 +62,7 @@ extension ResumeManager {
         } catch {
             // Not only a failure: a corruption whose recovery found the vault replaced elsewhere
             // decides again, and may reach home on the new vault; its token is read below.
-            outcome = await outcomeForError(error)
+            outcome = await self.outcome(for: error)
         }
         // The refresh found its session replaced (the user signed in afresh elsewhere while the
         // request was out) and the replacement needs a refresh of its own: "offline" would be
@@ -74,8 +74,8 @@ extension ResumeManager {
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
         // A rotation the disk could not take yet holds the only live access token.
         if let unsaved = unsavedAccessToken() { return Self.freshTokenOutcome(outcome, token: unsaved) }
-        let token = try? await openedVaultForCall()?.accessToken()
-        if forUser, token != nil { try? await openedVaultForCall()?.touch() }
+        let token = try? await openedVault?.accessToken()
+        if forUser, token != nil { try? await openedVault?.touch() }
         return Self.freshTokenOutcome(outcome, token: token ?? nil)
     }
 

@@ -50,7 +50,7 @@ extension ResumeManager {
         let vault: Vault
         let expected: ExpectedCurrentSession
         do {
-            vault = try openVaultForCall()
+            vault = try self.vault
             expected = ExpectedCurrentSession(try await vault.currentSession()?.id)
         } catch {
             throw .vault(error)

@@ -28,7 +28,7 @@ extension ResumeManager {
     /// What the result promises about the server session: see `SignOutResult`.
     /// - Throws: only when the local sign-out itself failed (the vault cannot be written now).
     public func signOut(scope: SignOutScope = .local) async throws(VaultError) -> SignOutResult {
-        let vault = try openVaultForCall()
+        let vault = try self.vault
         let lock = try refreshLock(for: vault)
         let held = await takeRefreshLockForSignOut(lock)
         let session: Session?, refreshToken: Token?, accessToken: Token?, prover: DPoPProver?

@@ -7,7 +7,7 @@ extension ResumeManager {
     ///   `.home` with the stored session while the disk is still full (API calls get the
     ///   rotated access token from memory meanwhile, `freshAccessToken()`).
     func storeUnsavedRotation() async -> ResumeOutcome? {
-        guard let pending = unsavedRotation, let vault = openedVaultForCall() else { return nil }
+        guard let pending = unsavedRotation, let vault = openedVault else { return nil }
         let result = await Self.rotating(vault, pending.refreshed, sessionID: pending.sessionID, version: pending.version,
                                          serverClockOffset: pending.serverClockOffset)
         switch result {
@@ -29,4 +29,18 @@ extension ResumeManager {
 
     /// The access token of a rotation kept in memory, for an API call while it cannot be stored.
     func unsavedAccessToken() -> Token? { unsavedRotation?.refreshed.response.accessToken }
+}
+
+/// A refresh the server answered whose rotated tokens could not be written (the commit met a
+/// full disk): the only copy of the session's new tokens, in locked memory (`Token`), until the
+/// write succeeds. See `ResumeManager.unsavedRotation`.
+struct UnsavedRotation: Sendable {
+    /// The session and token version the refresh started from: the write's compare-and-swap.
+    let sessionID: String
+    let version: Int64
+    let refreshed: RefreshedTokens
+    let serverClockOffset: TimeInterval?
+    /// The refresh's prover (nil for a bearer session): a rotation that finds its session gone
+    /// ends the server session with it.
+    let prover: DPoPProver?
 }

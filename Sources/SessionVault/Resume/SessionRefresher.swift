@@ -1,3 +1,5 @@
+import Foundation
+
 /// Exchanges a refresh token for new tokens at the authorization server.
 /// SessionVault ships `GoTrueRefresher` and `OAuth2Refresher`.
 public protocol SessionRefresher: Sendable {
@@ -17,5 +19,20 @@ extension SessionRefresher {
     /// Ignores `prover`: a refresher that cannot send proofs.
     public func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens {
         try await refresh(using: refreshToken)
+    }
+}
+
+/// A successful refresh: the new tokens and, when the server sent one, its `Date` header
+/// (used to measure the server clock offset).
+public struct RefreshedTokens: Sendable {
+    /// The token endpoint's answer.
+    public var response: TokenResponse
+    /// The response's `Date` header, when present: the vault records the server's clock offset.
+    public var serverDate: Date?
+
+    /// What a custom `SessionRefresher` returns.
+    public init(response: TokenResponse, serverDate: Date? = nil) {
+        self.response = response
+        self.serverDate = serverDate
     }
 }

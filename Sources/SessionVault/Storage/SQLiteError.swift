@@ -2,17 +2,17 @@
 ///
 /// The description carries the result codes, SQLite's message and the SQL text that failed.
 /// Statements always bind their values, so the SQL never contains a token or a key.
-public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The primary result code (`code.primary == code`).
-    public let code: ResultCode
+    package let code: ResultCode
     /// The extended result code, e.g. `SQLITE_IOERR_FSYNC`.
-    public let extendedCode: ResultCode
+    package let extendedCode: ResultCode
     /// SQLite's message for the failure.
-    public let message: String
+    package let message: String
     /// The SQL that failed, when there was one.
-    public let sql: String?
+    package let sql: String?
     /// The operating system's errno behind an I/O failure (`sqlite3_system_errno`), or 0.
-    public let systemErrno: Int32
+    package let systemErrno: Int32
 
     package init(extendedCode: ResultCode, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.code = extendedCode.primary
@@ -22,7 +22,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         self.systemErrno = systemErrno
     }
 
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " [sql: \(sql)]" }
         return text

@@ -7,7 +7,7 @@ extension Vault {
     /// - Parameters:
     ///   - now: the time to decide each session's path for; the vault's clock by default.
     ///   - eventLimit: how many of the latest audit events to include.
-    public func inspect(now: Date? = nil, eventLimit: Int = 10) throws(VaultError) -> VaultInspection {
+    package func inspect(now: Date? = nil, eventLimit: Int = 10) throws(VaultError) -> VaultInspection {
         guard eventLimit >= 0 else { throw .invalidArgument("eventLimit must not be negative") }
         try refreshIfChangedElsewhere()
         let connection = try liveConnection()

@@ -166,12 +166,12 @@ extension Vault {
     }
 
     /// Records user activity (for the idle timeout). Called on every interaction, so it is
-    /// coalesced: written at most once per `policy.touchCoalescingInterval`, at synchronous=NORMAL
+    /// coalesced: written at most once per `policy.lastActiveWriteInterval`, at synchronous=NORMAL
     /// (losing the last few seconds of activity to a power cut only makes the idle check stricter).
     public func touch() throws(VaultError) {
         let now = clock()
         pendingActivity = now
-        if let last = lastActivityWrite, now.timeIntervalSince(last) < policy.touchCoalescingInterval, now >= last { return }
+        if let last = lastActivityWrite, now.timeIntervalSince(last) < policy.lastActiveWriteInterval, now >= last { return }
         try flushActivity()
     }
 

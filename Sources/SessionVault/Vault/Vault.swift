@@ -40,9 +40,12 @@ public actor Vault {
     /// - Throws: `.corrupted(reason)` when the store cannot be trusted (call `Vault.recover`),
     ///   `.unavailable` when the key cannot be read right now (retry; nothing is touched), other
     ///   cases for operational failures.
-    public static func open(at path: String, keyProvider: any KeyProvider, policy: ResumePolicy = .standard,
+    ///
+    /// `logger`: where the vault logs (never a token); nil: nothing is logged.
+    public static func open(at path: String, keyProvider: any KeyProvider, policy: ResumePolicy = ResumePolicy(),
                             clock: @escaping @Sendable () -> Date = { Date() },
-                            logger: Logger = Vault.silentLogger, create: Bool = true) throws(VaultError) -> Vault {
+                            logger: Logger? = nil, create: Bool = true) throws(VaultError) -> Vault {
+        let logger = logger ?? Vault.silentLogger
         let files = VaultFiles(database: path)
         do {
             let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: create).open()
@@ -89,8 +92,9 @@ public actor Vault {
         self.lastDataVersion = opened.state.dataVersion
     }
 
-    /// A logger that drops everything: the library never bootstraps logging itself.
-    public static let silentLogger = Logger(label: "SessionVault", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// A logger that drops everything, used when the caller passes none: the library never
+    /// bootstraps logging itself.
+    package static let silentLogger = Logger(label: "SessionVault", factory: { _ in SwiftLogNoOpLogHandler() })
 
     // MARK: Reading
 

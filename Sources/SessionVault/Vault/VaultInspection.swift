@@ -4,21 +4,21 @@ import Foundation
 /// engine versions, file sizes, schema history, every session (redacted, tokens only as
 /// fingerprints), the state row, the latest audit events and the tombstone. Holds no secret and
 /// nothing derived from one except fingerprints.
-public struct VaultInspection: Sendable {
+package struct VaultInspection: Sendable {
     /// Sizes in bytes of the vault's files; nil when a file is absent.
-    public struct FileSizes: Sendable, Equatable, Codable {
+    package struct FileSizes: Sendable, Equatable, Codable {
         /// Size of the database, in bytes.
-        public let database: Int64?
+        package let database: Int64?
         /// Size of the write-ahead log, in bytes.
-        public let wal: Int64?
+        package let wal: Int64?
         /// Size of the shared-memory file, in bytes.
-        public let sharedMemory: Int64?
+        package let sharedMemory: Int64?
         /// Size of the rollback journal, in bytes.
-        public let journal: Int64?
+        package let journal: Int64?
         /// Size of the header, in bytes.
-        public let header: Int64?
+        package let header: Int64?
         /// Size of the tombstone, in bytes.
-        public let tombstone: Int64?
+        package let tombstone: Int64?
 
         /// Reads the sizes now. Needs no key and opens nothing, so it also works on a vault that
         /// cannot be opened.
@@ -33,72 +33,72 @@ public struct VaultInspection: Sendable {
     }
 
     /// One `sessions` row, redacted, with the resume path it would take at `inspectedAt`.
-    public struct SessionEntry: Sendable {
+    package struct SessionEntry: Sendable {
         /// The session, redacted.
-        public let session: Session
+        package let session: Session
         /// Whether the state row points at this session.
-        public let isCurrent: Bool
+        package let isCurrent: Bool
         /// `ResumeDecision.decide` for this session at `inspectedAt` under the vault's policy.
-        public let path: ResumePath
+        package let path: ResumePath
     }
 
     /// The `vault_state` row as stored.
-    public struct StateRow: Sendable, Equatable {
+    package struct StateRow: Sendable, Equatable {
         /// The current session's id; nil when signed out.
-        public let currentSessionID: String?
+        package let currentSessionID: String?
         /// Grows with every write transaction; the header keeps the last value it saw.
-        public let generation: UInt64
+        package let generation: UInt64
         /// The latest wall-clock time the vault has seen (to notice a clock moved back).
-        public let lastWallClock: Date
+        package let lastWallClock: Date
         /// Why there is no current session; nil while a session is current.
-        public let emptyReason: MissingReason?
+        package let emptyReason: MissingReason?
         /// Server minus local time, seconds, as last measured.
-        public let serverClockOffset: TimeInterval
+        package let serverClockOffset: TimeInterval
         /// The device owner's "unlock with biometrics" preference.
-        public let biometricPreference: Bool
+        package let biometricPreference: Bool
     }
 
     /// What the plaintext header beside the database records (no secrets; the key check value
     /// is left out because it would let a passphrase be guessed offline).
-    public struct HeaderSummary: Sendable, Equatable {
+    package struct HeaderSummary: Sendable, Equatable {
         /// The last generation the header saw committed.
-        public let generation: UInt64
+        package let generation: UInt64
         /// How the root key is obtained: `.stored` (32 bytes from a key file or keystore) or
         /// `.argon2id` (derived from a passphrase, with the salt and limits the header records;
         /// none of them is secret).
-        public let keyDerivation: KeyDerivation
+        package let keyDerivation: KeyDerivation
         /// Set while a rekey is swapping in the re-encrypted file.
-        public let rekeyPending: Bool
+        package let rekeyPending: Bool
     }
 
     /// `PRAGMA cipher_version`, e.g. `3.4.1`.
-    public let cipherVersion: String
+    package let cipherVersion: String
     /// The SQLite library under SQLCipher, e.g. `3.15.2`.
-    public let sqliteVersion: String
+    package let sqliteVersion: String
     /// `PRAGMA cipher_page_size` (pinned to 4096).
-    public let pageSize: Int
+    package let pageSize: Int
     /// `PRAGMA page_count`.
-    public let pageCount: Int
+    package let pageCount: Int
     /// `PRAGMA journal_mode`, e.g. `wal`.
-    public let journalMode: String
+    package let journalMode: String
     /// The sizes of the vault's files.
-    public let files: FileSizes
+    package let files: FileSizes
     /// What the header records.
-    public let header: HeaderSummary
+    package let header: HeaderSummary
     /// The newest applied migration version.
-    public let schemaVersion: Int
+    package let schemaVersion: Int
     /// The migrator's bookkeeping rows, oldest first, with their checksums.
-    public let migrations: [AppliedMigration]
+    package let migrations: [AppliedMigration]
     /// Every stored session, oldest first (normally at most one).
-    public let sessions: [SessionEntry]
+    package let sessions: [SessionEntry]
     /// The state row.
-    public let state: StateRow
+    package let state: StateRow
     /// The latest audit events, oldest first.
-    public let recentEvents: [AuditEvent]
+    package let recentEvents: [AuditEvent]
     /// Left by the last recovery wipe, if any.
-    public let tombstone: Tombstone?
+    package let tombstone: Tombstone?
     /// The time the paths were decided for.
-    public let inspectedAt: Date
+    package let inspectedAt: Date
     /// The SessionVault version that inspected.
-    public let libraryVersion: String
+    package let libraryVersion: String
 }

@@ -266,7 +266,7 @@ struct VaultOpener {
     private func buildAside(keys: VaultKeys) throws(VaultError) {
         // A fresh file has no damage to diagnose: an engine failure is a full disk or the
         // engine's own error.
-        func failure(_ error: SQLiteError) -> VaultError { error.isOutOfSpace ? .storageFull(error.description) : .database(error) }
+        func failure(_ error: SQLiteError) -> VaultError { error.isOutOfSpace ? .storageFull(error.description) : .database(error.description) }
         // Created here at 0600 (not by SQLite, at 0644 less the umask): SQLite gives the
         // journal, -wal and -shm the database file's mode, so every file stays private.
         do { try FileIO.createEmptyFile(files.creating) } catch { throw .io(error) }

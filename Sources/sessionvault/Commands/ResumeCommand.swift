@@ -86,7 +86,7 @@ struct ResumeCommand: AsyncParsableCommand {
                     // A wipe that finished one cut short kept its tombstone: its reason is the first.
                     let kind = Vault.tombstone(at: options.path)?.reason ?? reason.kind
                     recovery = .wiped(Vault.tombstone(at: options.path),
-                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(kind)), now: now, policy: .standard))
+                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(kind)), now: now, policy: ResumePolicy()))
                 }
                 break
             }
@@ -113,16 +113,16 @@ struct ResumeCommand: AsyncParsableCommand {
     private func decide(location: VaultLocation, keys: any KeyProvider, now: Date, database: String) async throws -> ResumePath {
         guard location.databaseExists else {
             let reason: MissingReason = location.tombstone.map { .wipedAfterCorruption($0.reason) } ?? .neverSignedIn
-            return ResumeDecision.decide(.empty(reason), now: now, policy: .standard)
+            return ResumeDecision.decide(.empty(reason), now: now, policy: ResumePolicy())
         }
         let vault: Vault
         do {
             vault = try Vault.open(at: database, keyProvider: keys, clock: { now }, create: false)
         } catch {
             switch error {
-            case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
+            case .corrupted(let reason): return ResumeDecision.decide(.corrupted(reason), now: now, policy: ResumePolicy())
             case .unavailable(let retryAfter, let detail):
-                return ResumeDecision.decide(.unavailable(retryAfter: retryAfter, detail: detail), now: now, policy: .standard)
+                return ResumeDecision.decide(.unavailable(retryAfter: retryAfter, detail: detail), now: now, policy: ResumePolicy())
             default: throw error
             }
         }
@@ -136,7 +136,7 @@ struct ResumeCommand: AsyncParsableCommand {
                 // Found by the open vault: the recovery wipe then acts only on the file it had
                 // open (and its key), never on a vault another process put there since.
                 if reason.diagnosed == nil { reason.diagnosed = await vault.ownFilesDiagnosis() }
-                return ResumeDecision.decide(.corrupted(reason), now: now, policy: .standard)
+                return ResumeDecision.decide(.corrupted(reason), now: now, policy: ResumePolicy())
             }
             throw error
         }

@@ -67,7 +67,7 @@ struct DemoTour {
             guard case .corrupted(let reason) = error else { throw error }
             corrupted = reason
         }
-        report.launch(ResumeDecision.decide(.corrupted(corrupted), now: clock.now, policy: .standard))
+        report.launch(ResumeDecision.decide(.corrupted(corrupted), now: clock.now, policy: ResumePolicy()))
 
         step(7, "Recover: wipe the vault and its key, leave a tombstone")
         try Vault.recover(at: vaultPath, keyProvider: keys, reason: corrupted, now: clock.now)

@@ -1,6 +1,7 @@
 import Foundation
 import SessionVaultTestSupport
 @testable import SessionVault
+import SessionVaultTesting
 
 /// The auto-refresh loop as a history step.
 extension HistoryRun {

@@ -110,7 +110,7 @@ extension HistoryRun {
             let (family, json) = server.signIn()
             newFamily = family
             let file = directory.file("sign-in-\(index).json")
-            FileManager.default.createFile(atPath: file, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: file, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600])
             arguments = ["store-json-at", path, keyPath, file, "\(now.timeIntervalSince1970)"]
         } else {
             moved = await advanceToDue()

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SessionVaultTestSupport
 @testable import SessionVault
+import SessionVaultTesting
 
 /// Runs one history against real vault files, real managers and a real HTTP server, and checks the
 /// invariants after every step. Stops at the first violation; `violations` then says what broke and
@@ -17,7 +18,7 @@ final class HistoryRun {
     /// Every manager the history made, the replaced ones too (their event feeds keep them alive
     /// and may keep a connection open): all of them stop before the files are damaged.
     var everyManager: [ResumeManager] = []
-    let biometrics = TestBiometricGate()
+    let biometrics = ScriptedBiometricGate()
     let logs = RecordingLogHandler.Store()
     let events = RecordingLogHandler.Store()
     var eventTasks: [Task<Void, Never>] = []
@@ -70,7 +71,7 @@ final class HistoryRun {
 
     /// A manager for `actor` (a process start).
     func makeManager(_ actor: Int) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
         let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) }
@@ -212,7 +213,7 @@ final class HistoryRun {
         switch step {
         case .launch(let actor):
             // The process before it ends: its connection closes with it.
-            await managers[actor].openedVaultForCall()?.close()
+            await managers[actor].openedVault?.close()
             managers[actor] = makeManager(actor)
             let view = await view(actor)
             if actor == 0 {
@@ -432,7 +433,7 @@ final class HistoryRun {
     /// Every actor stops (its vault closed: nothing is left in a write-ahead log), the files are
     /// damaged for real, and every actor starts again. Nil when there is no vault to damage yet.
     func injectDamage(_ index: Int, _ requested: HistoryDamage) async -> HistoryDamage? {
-        for manager in everyManager { await manager.openedVaultForCall()?.close() }
+        for manager in everyManager { await manager.openedVault?.close() }
         defer { for actor in 0..<3 { managers[actor] = makeManager(actor) } }
         let files = VaultFiles(database: path)
         // Damaged already and not recovered: the same bytes flipped again would repair them.

@@ -1,5 +1,6 @@
 import Foundation
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// The server side of a history: a GoTrue-shaped token and logout endpoint on a real
 /// `ScriptedHTTPServer` that keeps the truth the invariants are checked against. Each sign-in

@@ -1,5 +1,6 @@
 import Foundation
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// A GoTrue-shaped password sign-in endpoint with state, on a real `ScriptedHTTPServer`, as seed
 /// 001 specifies it: `POST /auth/v1/token?grant_type=password` with JSON `email` and

@@ -1,5 +1,6 @@
 import Foundation
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// A GoTrue-shaped token endpoint with state, on a real `ScriptedHTTPServer`: every refresh with
 /// the newest refresh token issues the next pair (`R-n`, `A-n`); one with any older token is a

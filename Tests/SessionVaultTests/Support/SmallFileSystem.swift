@@ -55,7 +55,7 @@ struct SmallFileSystem {
         let grow = freeBytes - bytes
         let target = max(0, current + grow)
         guard let handle = FileHandle(forWritingAtPath: filler) ?? {
-            FileManager.default.createFile(atPath: filler, contents: nil)
+            _ = FileManager.default.createFile(atPath: filler, contents: nil)
             return FileHandle(forWritingAtPath: filler)
         }() else { return }
         defer { try? handle.close() }

@@ -15,7 +15,7 @@ final class TestHostProcess: @unchecked Sendable {
         let executable = try BuiltExecutable.vaultTestHost.required()
         outputPath = scratch.file("host-\(UUID().uuidString).out")
         logDirectory = scratch.path
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         if let umask {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable] + arguments

@@ -1,6 +1,7 @@
 import Foundation
 import SessionVaultTestSupport
 @testable import SessionVault
+import SessionVaultTesting
 
 /// A vault in a temporary directory with a key file, opened with a manual clock.
 struct TestVault {
@@ -11,7 +12,7 @@ struct TestVault {
     var keys: KeyFileProvider { KeyFileProvider(path: keyPath) }
     var files: VaultFiles { VaultFiles(database: path) }
 
-    func open(policy: ResumePolicy = .standard, create: Bool = true) throws -> Vault {
+    func open(policy: ResumePolicy = ResumePolicy(), create: Bool = true) throws -> Vault {
         try Vault.open(at: path, keyProvider: keys, policy: policy, clock: clock.function, create: create)
     }
 

@@ -1,20 +1,28 @@
 import Foundation
 import SessionVault
 
-/// An `AutoRefreshClock` over a `ManualClock`: a sleeper waits until the test moves the time
-/// past its deadline, and the test can wait for the loop to go to sleep (an event, not a delay).
+/// The clock of `ResumeManager`'s auto-refresh loop, moved by hand: the loop's sleep until its
+/// next refresh ends when the test moves the time past that deadline, and the test can wait
+/// for the loop to go to sleep (an event, not a delay). Start the loop with
+/// `manager.startAutoRefresh(clock:)`.
+///
 /// Kept apart from `ManualClock` because it means more: a `ManualClock` is only read, this one is
 /// also slept on, and moving it wakes the sleepers that are due.
 public final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
     // Sendable: `lock` guards `sleepers`.
+    /// The clock the vault and the manager read (give its `function` to them).
     public let manual: ManualClock
     private let lock = NSLock()
     private var sleepers: [UUID: (deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = [:]
 
+    /// A stepped clock showing `manual`'s time.
     public init(_ manual: ManualClock) { self.manual = manual }
 
+    /// The time `manual` shows.
     public func now() -> Date { manual.now }
 
+    /// Returns once the time is moved to `deadline` or later (at once if it is there already);
+    /// throws `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Date) async throws {
         if deadline <= manual.now { return }
         let id = UUID()
@@ -64,5 +72,13 @@ public final class SteppedClock: AutoRefreshClock, @unchecked Sendable {
             return ids.compactMap { sleepers.removeValue(forKey: $0)?.continuation }
         }
         for continuation in due { continuation.resume() }
+    }
+}
+
+extension ResumeManager {
+    /// Starts the foreground auto-refresh (as `startAutoRefresh()`) on `clock` instead of the
+    /// system's: the loop sleeps until the test moves `clock` past its next deadline.
+    public func startAutoRefresh(clock: SteppedClock) {
+        startAutoRefresh(clock: clock as any AutoRefreshClock)
     }
 }

@@ -1,7 +1,11 @@
 import Foundation
+import SessionVault
 
 /// A root key held in memory, for tests and previews. It can be made `unavailable` or `missing`
 /// at run time to reproduce a locked keystore or a deleted key.
+///
+/// Nothing is written to disk, so a vault opened with it cannot be reopened by another process
+/// or after the provider is gone: use it where a test or a preview owns the whole vault.
 public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
     /// What `rootKey` answers.
     public enum State: Sendable {
@@ -39,11 +43,13 @@ public final class InMemoryKeyProvider: KeyProvider, @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The key, or the refusal `setState` chose; a new random key when there is none and
+    /// `create` is set.
     public func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
         lock.lock()
         defer { lock.unlock() }
         switch state {
-        case .locked: throw .unavailable("in-memory key is locked", retryAfter: 1)
+        case .locked: throw .unavailable(retryAfter: 1, detail: "in-memory key is locked")
         case .missing: throw .missing("in-memory key was removed")
         case .available: break
         }
