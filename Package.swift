@@ -166,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionVaultCLITests",
-            dependencies: ["SessionVault", "SessionVaultTestSupport"]
+            dependencies: ["SessionVault", "SessionVaultTestSupport"],
+            // The CLI's help texts and the README transcript, read by SnapshotTests from the
+            // source tree (they are compared, not bundled).
+            exclude: ["Snapshots"]
         ),
         // The crash-state explorer (issue 25): VaultCrashHost's workloads recorded by an
         // LD_PRELOAD library (Tests/CrashStates/interposer.c, compiled by the test with cc),

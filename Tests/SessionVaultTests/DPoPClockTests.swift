@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// A DPoP proof's `iat` is the server's time as the device estimates it: the manager's
 /// (injected) clock plus the offset the server's `Date` headers show. A device whose clock is off
@@ -13,7 +14,7 @@ struct DPoPClockTests {
     let fixture = TestVault()
 
     func manager(_ server: DPoPTestServer, clock: ManualClock) -> ResumeManager {
-        var policy = ResumePolicy.standard
+        var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(path: fixture.path, keyProvider: fixture.keys,
                              refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// The DPoP review's defects, each against Tests/Servers/dpop/serve.py: a proof key that does not
 /// open is lost, not corruption; a manager without DPoP never spends a bound session's tokens as

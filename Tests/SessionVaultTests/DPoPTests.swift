@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SessionVault
 import SessionVaultTestSupport
+import SessionVaultTesting
 
 /// A proof key kept outside the vault, as a Secure Enclave key is: the vault stores only a handle
 /// (16 random bytes), the scalar lives in `directory`. A vault copied without that directory (a
