@@ -196,7 +196,8 @@ check-api: deps
 # No Linux-only call in the library, the CLI or the test hosts outside an #if branch that has an
 # Apple counterpart, and no glibc branch without an Android (Bionic) one (issue 28).
 # The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
-# Forensics < Resume < Fuzzing): fails when a lower folder names a type declared in a higher one.
+# Resume < Fuzzing): fails when a lower folder names a type declared in a higher one, or when a
+# file of Vault/ or Resume/ names a table in SQL (each table's statements are its owner's).
 check-layers:
 	python3 scripts/layer_check.py --self-test
 	python3 scripts/layer_check.py

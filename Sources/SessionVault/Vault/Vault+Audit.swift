@@ -13,13 +13,7 @@ extension Vault {
 
     /// Appends `event` to the audit log inside the caller's transaction.
     func audit(_ connection: Connection, _ event: AuditEvent.Kind, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
-        // Capped as a ring (see Migrations/0003): the log is for support, not an archive, and
-        // must not grow the file forever.
-        try connection.run("""
-            INSERT OR REPLACE INTO audit_log (slot, seq, at, event, session_id, fingerprint, reason)
-            SELECT (audit_seq + 1) % ?, audit_seq + 1, ?, ?, ?, ?, ? FROM vault_state WHERE singleton = 1
-            """, [.integer(Int64(max(policy.auditLogCapacity, 1))), .integer(time.unixMilliseconds), .text(event.code), sessionID.sqlValue,
-                  fingerprint.map { .text($0.hex) } ?? .null, reason.sqlValue])
-        try connection.run("UPDATE vault_state SET audit_seq = audit_seq + 1 WHERE singleton = 1")
+        try AuditLog.append(event, sessionID: sessionID, fingerprint: fingerprint, reason: reason, at: time.unixMilliseconds,
+                            capacity: Int64(max(policy.auditLogCapacity, 1)), in: connection)
     }
 }

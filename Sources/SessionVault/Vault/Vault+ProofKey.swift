@@ -36,7 +36,7 @@ extension Vault {
     /// - Throws: `.corrupted` when a key is stored for a session without a thumbprint and does
     ///   not open.
     package func currentProofKey() throws(VaultError) -> StoredProofKey? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         guard let record = state.current else { return nil }
         let stored: SecretBytes?
         do {

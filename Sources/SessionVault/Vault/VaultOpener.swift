@@ -290,8 +290,7 @@ struct VaultOpener {
         // Only a note for the `missing` reason: an unreadable one must not stop the create.
         if let tombstone = try? Tombstone.read(at: files.tombstone) {
             do {
-                try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
-                                   [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
+                try VaultStateRecord.setEmptyReason(MissingReason.wipedAfterCorruption(tombstone.reason).code, in: connection)
             } catch {
                 throw failure(error)
             }
@@ -384,6 +383,23 @@ struct VaultOpener {
             return try connection.readCheckingPageAuthentication { try VaultState.load(from: connection, keys: keys) }
         } catch {
             throw VaultError(underlying: error, files: files, diagnosis: CorruptionDiagnosis(files: files, keys: keys))
+        }
+    }
+}
+
+extension VaultOpener {
+    /// Completes a rekey that stopped after its header switch: the re-encrypted copy replaces
+    /// the database (roll forward), then the pending flag is cleared.
+    func finishRekey(_ header: VaultHeader, keys: VaultKeys) throws(VaultError) -> VaultHeader {
+        do {
+            if FileIO.exists(files.rekeyTemporary) { try files.promoteRekeyedCopy() }
+            var done = header
+            done.rekeyPending = false
+            let file = try HeaderFile(path: files.header, header: header, keys: keys)
+            try file.write(done, durable: true)
+            return file.current
+        } catch {
+            throw .io(error)
         }
     }
 }
