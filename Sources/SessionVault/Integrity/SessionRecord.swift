@@ -194,7 +194,7 @@ struct SessionRecord {
 }
 
 /// The opened tokens of the current session, kept in locked memory while the vault is open.
-struct OpenedTokens: Sendable {
-    var refresh: Token?
-    var access: Token?
+package struct OpenedTokens: Sendable {
+    package var refresh: Token?
+    package var access: Token?
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// What the vault holds right now, as read at open and kept current by every write.
-struct VaultState {
+package struct VaultState {
     var current: SessionRecord?
-    var tokens: OpenedTokens
+    package var tokens: OpenedTokens
     var generation: UInt64
     var lastWallClock: Date
     var emptyReason: MissingReason
@@ -31,7 +31,7 @@ struct VaultState {
         return empty
     }
 
-    var snapshot: VaultSnapshot {
+    package var snapshot: VaultSnapshot {
         guard let current else { return .empty(emptyReason) }
         return .session(current.session, lastWallClock: lastWallClock, serverClockOffset: serverClockOffset)
     }

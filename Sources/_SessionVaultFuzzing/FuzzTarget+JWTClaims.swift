@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// Any text as a JWT through `JWTClaims.decode`, then the claims the token response reads

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// A fixed root key for the targets that need one (the generation record's tag, the header's

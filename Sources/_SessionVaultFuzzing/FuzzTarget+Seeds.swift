@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// Writes the seed corpus of `target` into `directory` (`make fuzz-corpus`) and returns how
@@ -7,18 +8,17 @@ extension FuzzTarget {
     /// reference key), the tombstone (`Tombstone.write`), and the vault-open fixture itself.
     /// Server answers (token responses, error bodies, JWTs) are written in the shapes the
     /// library's own tests and refreshers exchange with GoTrue and RFC 6749 servers.
-    public static func writeSeeds(for target: String, into directory: String) throws -> Int {
+    public static func writeSeeds(for target: Name, into directory: String) throws -> Int {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let seeds: [(name: String, bytes: [UInt8])]
         switch target {
-        case "token-response": seeds = try tokenResponseSeeds()
-        case "jwt-claims": seeds = jwtSeeds()
-        case "auth-error": seeds = authErrorSeeds()
-        case "key-file": seeds = try keyFileSeeds()
-        case "header": seeds = try headerSeeds()
-        case "tombstone": seeds = try tombstoneSeeds()
-        case "vault-open": seeds = vaultOpenSeeds()
-        default: throw FuzzSetupError(detail: "no target named \(target)")
+        case .tokenResponse: seeds = try tokenResponseSeeds()
+        case .jwtClaims: seeds = jwtSeeds()
+        case .authError: seeds = authErrorSeeds()
+        case .keyFile: seeds = try keyFileSeeds()
+        case .header: seeds = try headerSeeds()
+        case .tombstone: seeds = try tombstoneSeeds()
+        case .vaultOpen: seeds = vaultOpenSeeds()
         }
         for seed in seeds {
             guard FuzzScratch.shared.put(seed.bytes, at: (directory as NSString).appendingPathComponent(seed.name)) else {

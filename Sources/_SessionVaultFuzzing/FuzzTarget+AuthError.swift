@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// Statuses the first input byte picks from: the ones the classifiers treat apart, and

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 /// Carries the result of a task back to the thread that waits for it (`FuzzAwait`).
 final class FuzzResultBox<T: Sendable>: @unchecked Sendable {

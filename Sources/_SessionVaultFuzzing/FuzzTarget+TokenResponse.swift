@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// The token endpoint's body (GoTrue or RFC 6749 §5.1 JSON) through `TokenResponse(json:)`.

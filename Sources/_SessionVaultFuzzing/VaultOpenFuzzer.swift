@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Android)

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 /// Runs async work to completion from synchronous code: libFuzzer calls each target from its
 /// own (non-concurrency) thread, and the vault-open fixture is made once with the actor API an

@@ -1,3 +1,5 @@
+import SessionVault
+
 /// One change the vault-open target makes to a copy of the fixture's files.
 ///
 /// Input layout, repeated up to `limit` times: an operation byte (file = byte % 3: database,

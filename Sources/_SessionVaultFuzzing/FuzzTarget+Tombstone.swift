@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// The tombstone, written to disk and read by `Tombstone.read(at:)`.

@@ -1,4 +1,5 @@
 import Foundation
+import SessionVault
 
 extension FuzzTarget {
     /// The header file, written to disk and read by `HeaderFile.read(at:)` as an open reads it,

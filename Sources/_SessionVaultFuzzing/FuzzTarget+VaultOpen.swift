@@ -1,3 +1,5 @@
+import SessionVault
+
 extension FuzzTarget {
     /// Opening a vault whose database, write-ahead log or header bytes are mutated; see
     /// `VaultOpenFuzzer` for the fixture, the input layout (`VaultMutation`) and what must hold.
