@@ -13,10 +13,16 @@ if CommandLine.arguments.dropFirst().first == "--list" {
     for target in FuzzTarget.Name.allCases { print(target.rawValue) }
     exit(0)
 }
-let name = ProcessInfo.processInfo.environment["SESSIONVAULT_FUZZ_TARGET"] ?? ""
-guard let target = FuzzTarget.Name(rawValue: name) else {
+
+/// Says what SESSIONVAULT_FUZZ_TARGET must be. A function, so that its strings are released
+/// before the exit that follows (LeakSanitizer reports what is still held at exit).
+func reportUnknownTarget(_ name: String) {
     let names = FuzzTarget.Name.allCases.map(\.rawValue).joined(separator: ", ")
     FileHandle.standardError.write(Data("SESSIONVAULT_FUZZ_TARGET must name a target (\(names)); got \"\(name)\"\n".utf8))
+}
+
+guard let target = FuzzTarget.Name(rawValue: ProcessInfo.processInfo.environment["SESSIONVAULT_FUZZ_TARGET"] ?? "") else {
+    reportUnknownTarget(ProcessInfo.processInfo.environment["SESSIONVAULT_FUZZ_TARGET"] ?? "")
     exit(64)
 }
 FuzzRun.run(target)

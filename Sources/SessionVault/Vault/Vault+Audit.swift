@@ -1,6 +1,18 @@
 import Foundation
 
 extension Vault {
+    /// The latest `limit` audit events, oldest first. The log holds no token, only fingerprints.
+    public func auditEvents(limit: Int) throws(VaultError) -> [AuditEvent] {
+        guard limit >= 0 else { throw .invalidArgument("limit must not be negative") }
+        try reloadIfChangedElsewhere()
+        let connection = try liveConnection()
+        do {
+            return try AuditLog.recent(limit, in: connection)
+        } catch {
+            throw VaultError(underlying: error, files: files)
+        }
+    }
+
     /// Records an event that changes nothing else (e.g. what the server said to a sign-out) in
     /// the audit log. Never a token: the reason is a short code.
     func recordAudit(_ event: AuditEvent.Kind, reason: String?) throws(VaultError) {

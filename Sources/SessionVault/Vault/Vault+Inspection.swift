@@ -32,27 +32,11 @@ extension Vault {
                 header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: header.current.derivation,
                                                       rekeyPending: header.current.rekeyPending),
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
-                state: stateRow, recentEvents: try readAuditEvents(connection, limit: eventLimit),
+                state: stateRow, recentEvents: try AuditLog.recent(eventLimit, in: connection),
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)
         } catch {
             throw VaultError(underlying: error, files: files)
         }
-    }
-
-    /// The latest `limit` audit events, oldest first. The log holds no token, only fingerprints.
-    public func auditEvents(limit: Int) throws(VaultError) -> [AuditEvent] {
-        guard limit >= 0 else { throw .invalidArgument("limit must not be negative") }
-        try reloadIfChangedElsewhere()
-        let connection = try liveConnection()
-        do {
-            return try readAuditEvents(connection, limit: limit)
-        } catch {
-            throw VaultError(underlying: error, files: files)
-        }
-    }
-
-    private func readAuditEvents(_ connection: Connection, limit: Int) throws -> [AuditEvent] {
-        try AuditLog.recent(limit, in: connection)
     }
 
     /// The state row as the vault already holds it (read at open, kept current by every write
