@@ -214,7 +214,8 @@ check-api: deps
 # No Linux-only call in the library, the CLI or the test hosts outside an #if branch that has an
 # Apple counterpart, and no glibc branch without an Android (Bionic) one (issue 28).
 # The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
-# Forensics < Resume < Fuzzing): fails when a lower folder names a type declared in a higher one.
+# Resume): fails when a lower folder names a type declared in a higher one, or when a
+# file of Vault/ or Resume/ names a table in SQL (each table's statements are its owner's).
 check-layers:
 	python3 scripts/layer_check.py --self-test
 	python3 scripts/layer_check.py
@@ -236,12 +237,15 @@ check: check-portability check-layers check-warnings check-api docs check-readme
 # FUZZ_SECONDS on a copy of its committed corpus (Fuzz/Corpus/<target>, never grown by a run)
 # with its dictionary (Fuzz/Dictionaries); fails when any target crashes, hangs (-timeout),
 # leaks or exceeds -rss_limit_mb. Every module is built with ASan and coverage; libFuzzer is
-# linked into the targets only. ASan's leak check is off while building: the build runs the
-# (instrumented) migration embedder, whose exit is not under test.
+# linked into the harness only. ASan's leak check is off while building: the build runs the
+# (instrumented) migration embedder, whose exit is not under test. The targets are the cases of
+# `FuzzTarget.Name` (Sources/_SessionVaultFuzzing), listed by the built harness (`--list`):
+# FUZZ_TARGETS="header tombstone" runs some of them. FUZZ_SCRATCH moves the build.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := token-response jwt-claims auth-error key-file header tombstone vault-open
-FUZZ_SCRATCH := $(CURDIR)/.build-fuzz
-FUZZ_SWIFT_FLAGS := -c release --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
+FUZZ_TARGETS ?=
+FUZZ_SCRATCH ?= $(CURDIR)/.build-fuzz
+FUZZ_HARNESS = $(FUZZ_SCRATCH)/release/sessionvault-fuzz
+FUZZ_SWIFT_FLAGS = -c release --package-path Fuzz --scratch-path $(FUZZ_SCRATCH) \
 	-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 
 fuzz-build: deps
@@ -250,12 +254,12 @@ fuzz-build: deps
 	ASAN_OPTIONS=detect_leaks=0 swift build $(FUZZ_SWIFT_FLAGS)
 
 fuzz: fuzz-build
-	./scripts/fuzz.sh $(FUZZ_SCRATCH)/release $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	./scripts/fuzz.sh $(FUZZ_HARNESS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Rewrites the seed corpora from files the library makes (each target writes its own seeds).
 fuzz-corpus: fuzz-build
-	@for t in $(FUZZ_TARGETS); do rm -rf Fuzz/Corpus/$$t; \
-		SESSIONVAULT_FUZZ_WRITE_SEEDS=Fuzz/Corpus/$$t $(FUZZ_SCRATCH)/release/fuzz-$$t || exit 1; done
+	@for t in $${FUZZ_TARGETS:-$$(ASAN_OPTIONS=detect_leaks=0 $(FUZZ_HARNESS) --list)}; do rm -rf Fuzz/Corpus/$$t; \
+		SESSIONVAULT_FUZZ_TARGET=$$t SESSIONVAULT_FUZZ_WRITE_SEEDS=Fuzz/Corpus/$$t $(FUZZ_HARNESS) || exit 1; done
 
 # AddressSanitizer (with LeakSanitizer) over the whole suite, in its own scratch path: the tests,
 # and the CLI and test hosts they start, all built with it. Fails on any report from any of those

@@ -81,6 +81,9 @@ let package = Package(
         // an in-memory key provider, clocks moved by hand, a scripted biometric gate.
         .library(name: "SessionVaultTesting", targets: ["SessionVaultTesting"]),
         .executable(name: "sessionvault", targets: ["sessionvault"]),
+        // The fuzz harness's entry points, for the fuzz package in Fuzz/ only: underscored, as
+        // swift-crypto's `_CryptoExtras`, because it is no API an app uses or may rely on.
+        .library(name: "_SessionVaultFuzzing", targets: ["_SessionVaultFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -117,6 +120,13 @@ let package = Package(
         ),
         .target(
             name: "SessionVaultTesting",
+            dependencies: ["SessionVault"]
+        ),
+        // The fuzz targets' entry points and fixtures (Fuzz/ builds libFuzzer around them): out
+        // of the library, so that no app compiles them, and through `package` access to the
+        // library's internals, which holds inside this package only.
+        .target(
+            name: "_SessionVaultFuzzing",
             dependencies: ["SessionVault"]
         ),
         .executableTarget(

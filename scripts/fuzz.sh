@@ -3,14 +3,22 @@
 # committed corpus in a temporary directory (a run never grows Fuzz/Corpus), with its
 # dictionary when Fuzz/Dictionaries has one. Prints per target: executions, edges (cov),
 # features (ft), corpus size after the run, and findings (crash-, timeout-, leak-, oom- and
-# slow-unit files; kept under <bin>/../fuzz-findings/<target>/ for a look). Exit 1 when any
+# slow-unit files; kept under <harness dir>/../fuzz-findings/<target>/ for a look). Exit 1 when any
 # target crashed, hung, leaked, ran out of memory or stopped with an error.
 #
-#   scripts/fuzz.sh <bin dir> <seconds> <target>...
+#   scripts/fuzz.sh <harness> <seconds> [<target>...]
+#
+# <harness> is the built sessionvault-fuzz; with no target named, every one it lists (`--list`:
+# the cases of `FuzzTarget.Name`, the one list of them). A finding replays with
+#   SESSIONVAULT_FUZZ_TARGET=<target> <harness> <finding file>
 set -u
-bin=$1; seconds=$2; shift 2
+harness=$1; seconds=$2; shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
-findings_root="$bin/../fuzz-findings"
+findings_root="$(dirname "$(dirname "$harness")")/fuzz-findings"
+if [ "$#" -eq 0 ]; then
+    listed=$(ASAN_OPTIONS=detect_leaks=0 "$harness" --list) || { echo "$harness --list failed"; exit 1; }
+    set -- $listed
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/sessionvault-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failed=""
@@ -21,7 +29,7 @@ for target in "$@"; do
     dict=(); [ -f "$root/Fuzz/Dictionaries/$target.dict" ] && dict=(-dict="$root/Fuzz/Dictionaries/$target.dict")
     # The targets' own scratch files go under $dir too (TMPDIR), removed with it. Swift's
     # backtracer is off: on abort it reads memory ASan reports as a second, unrelated error.
-    TMPDIR="$dir" SWIFT_BACKTRACE=enable=no "$bin/fuzz-$target" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+    TMPDIR="$dir" SWIFT_BACKTRACE=enable=no SESSIONVAULT_FUZZ_TARGET="$target" "$harness" "$dir/corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/" > "$dir/log" 2>&1
     status=$?
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/log" | grep -o '[0-9]*$' | tail -1)

@@ -1,10 +1,10 @@
 import CFuzzer
 import Foundation
-@_spi(Fuzzing) import SessionVault
+import _SessionVaultFuzzing
 
-/// What every target's main.swift does, apart from naming its entry point: `run(target:_:)`.
+/// What the harness does for the target it runs: `run(_:)`.
 ///
-/// - `start(target:)` comes first: with `SESSIONVAULT_FUZZ_WRITE_SEEDS=<dir>`
+/// - `start(_:)` comes first: with `SESSIONVAULT_FUZZ_WRITE_SEEDS=<dir>`
 ///   in the environment the process writes the target's seed corpus there and exits (`make
 ///   fuzz-corpus`); otherwise it registers the exit report and the scratch directory's removal.
 /// - its input callback calls `check(_:)` with its entry point's answer: a broken
@@ -16,11 +16,11 @@ public enum FuzzRun {
     /// which cannot capture it.
     nonisolated(unsafe) private static var entry: ([UInt8]) -> String? = { _ in nil }
 
-    /// The whole main of a target: starts it, then hands libFuzzer a callback that feeds each
-    /// input to `entry` and `check`s its answer.
-    public static func run(target name: String, _ entry: @escaping ([UInt8]) -> String?) -> Never {
-        start(target: name)
-        Self.entry = entry
+    /// The whole main for `target`: starts it, then hands libFuzzer a callback that feeds each
+    /// input to its entry point and `check`s the answer.
+    public static func run(_ target: FuzzTarget.Name) -> Never {
+        start(target)
+        Self.entry = FuzzTarget.entry(target)
         var arguments = CommandLine.argc
         var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
         exit(LLVMFuzzerRunDriver(&arguments, &values) { data, size in
@@ -29,12 +29,13 @@ public enum FuzzRun {
         })
     }
 
-    /// Called first by each target with the target's name (see above).
-    public static func start(target name: String) {
+    /// Called first with the target to run (see above).
+    public static func start(_ run: FuzzTarget.Name) {
+        let name = run.rawValue
         target = name
         if let directory = ProcessInfo.processInfo.environment["SESSIONVAULT_FUZZ_WRITE_SEEDS"] {
             do {
-                let count = try FuzzTarget.writeSeeds(for: name, into: directory)
+                let count = try FuzzTarget.writeSeeds(for: run, into: directory)
                 FileHandle.standardError.write(Data("\(name): \(count) seeds written to \(directory)\n".utf8))
                 FuzzTarget.finish()
                 exit(0)

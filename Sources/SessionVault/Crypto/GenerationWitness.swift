@@ -5,7 +5,7 @@
 /// value. A record of another vault (a later vault made at the same path with the same key, or
 /// a second vault sharing the key) or one that fails its tag is not this vault's, and is ignored:
 /// the record only ever adds a refusal for a restored copy, never one for a healthy vault.
-struct GenerationWitness: Equatable {
+package struct GenerationWitness: Equatable {
     static let recordSize = 46
     private static let magic: [UInt8] = Array("SVGEN1".utf8)
     static let label = "SessionVault generation witness v1"
@@ -13,7 +13,12 @@ struct GenerationWitness: Equatable {
     let vaultID: [UInt8]
     let generation: UInt64
 
-    func encoded(keys: VaultKeys) -> [UInt8] {
+    package init(vaultID: [UInt8], generation: UInt64) {
+        self.vaultID = vaultID
+        self.generation = generation
+    }
+
+    package func encoded(keys: VaultKeys) -> [UInt8] {
         let body = Self.magic + vaultID + (0..<8).map { UInt8(truncatingIfNeeded: generation >> (8 * UInt64($0))) }
         return body + keys.integrityTag(Self.label, body + keys.keyCheckValue)
     }
@@ -24,7 +29,7 @@ struct GenerationWitness: Equatable {
     }
 
     /// The record if it is well formed and tagged by `keys`; nil otherwise.
-    static func decode(_ record: [UInt8], keys: VaultKeys) -> GenerationWitness? {
+    package static func decode(_ record: [UInt8], keys: VaultKeys) -> GenerationWitness? {
         guard isRecord(record) else { return nil }
         let body = Array(record[0..<30])
         guard Sodium.constantTimeEqual(keys.integrityTag(label, body + keys.keyCheckValue), Array(record[30..<46])) else { return nil }

@@ -22,9 +22,9 @@ public struct KeyFileProvider: KeyProvider {
     /// that is created makes the file when it is absent.
     public init(path: String) { self.path = path }
 
-    static let magic: [UInt8] = Array("SVKEY".utf8) + [0]
-    static let version: UInt8 = 1
-    static let fileSize = 56
+    package static let magic: [UInt8] = Array("SVKEY".utf8) + [0]
+    package static let version: UInt8 = 1
+    package static let fileSize = 56
     private static let checksumOffset = 40
 
     /// Creates a new random key file at `path`; refuses to replace an existing file.

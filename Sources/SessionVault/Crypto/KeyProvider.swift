@@ -45,3 +45,36 @@ extension KeyProvider {
     /// Stores nothing (see `generationRecord()`).
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {}
 }
+
+/// A 32-byte root key and how it was obtained.
+public struct RootKey: Sendable {
+    /// The key bytes, in locked memory.
+    public let bytes: SecretBytes
+    /// Recorded in the vault header so the same key can be derived again.
+    public let derivation: KeyDerivation
+
+    /// A key a custom `KeyProvider` hands out: exactly `byteCount` bytes, in locked memory.
+    public init(bytes: SecretBytes, derivation: KeyDerivation = .stored) {
+        self.bytes = bytes
+        self.derivation = derivation
+    }
+
+    /// Root keys are exactly this long (libsodium's crypto_kdf key size).
+    public static let byteCount = 32
+}
+
+/// How the root key is obtained, as recorded in the vault header (no secrets).
+public enum KeyDerivation: Sendable, Equatable {
+    /// The provider hands over 32 random bytes (key file, platform keystore, memory).
+    case stored
+    /// Argon2id over a passphrase, with the salt and limits needed to derive the same key again.
+    case argon2id(salt: [UInt8], opsLimit: UInt64, memLimit: UInt64)
+
+    /// `stored` or `argon2id`: the stable name tools print.
+    package var name: String {
+        switch self {
+        case .stored: return "stored"
+        case .argon2id: return "argon2id"
+        }
+    }
+}

@@ -13,7 +13,7 @@ import CSodium
 ///
 /// Separate subkeys mean a leak of one (say, the database key exported for the `sqlcipher`
 /// shell) does not open the sealed tokens or forge fingerprints.
-final class VaultKeys: Sendable {
+package final class VaultKeys: Sendable {
     /// The SQLCipher page key (subkey 1).
     private let databaseKey: SecretBytes
     let fieldKey: SecretBytes
@@ -21,12 +21,12 @@ final class VaultKeys: Sendable {
     /// Tags what a copy of older files could otherwise bring back unnoticed (see `integrityTag`).
     private let integrityKey: SecretBytes
     /// Public: tells "wrong key" from "damaged file" without touching the database.
-    let keyCheckValue: [UInt8]
+    package let keyCheckValue: [UInt8]
 
     static let context = "SVdbkey1"
     static let keyCheckLabel = Array("SessionVault key check value v1".utf8)
 
-    init(root: SecretBytes) throws(CryptoError) {
+    package init(root: SecretBytes) throws(CryptoError) {
         databaseKey = try Self.derive(1, from: root)
         fieldKey = try Self.derive(2, from: root)
         fingerprintKey = try Self.derive(3, from: root)

@@ -32,3 +32,7 @@ extension Connection {
         return try outcome.get()
     }
 }
+
+/// Thrown by `Connection.readCheckingPageAuthentication` when SQLCipher flagged a page whose HMAC
+/// did not verify during the read (it hands such a page over zeroed, without an error).
+struct PageAuthenticationFailure: Error, Sendable, Equatable {}

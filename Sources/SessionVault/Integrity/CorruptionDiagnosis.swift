@@ -8,12 +8,12 @@ import Foundation
 /// SQLITE_CORRUPT or SQLITE_ERROR. The diagnosis looks closer with read-only connections of its
 /// own: read-only so that they can never write or checkpoint, and opened while the caller's
 /// connection still holds the file, so that nothing is changed before the evidence is recorded.
-struct CorruptionDiagnosis {
+package struct CorruptionDiagnosis {
     let files: VaultFiles
     let keys: VaultKeys
 
     /// Size of a write-ahead log header; a longer log holds frames.
-    static let walHeaderSize: Int64 = 32
+    package static let walHeaderSize: Int64 = 32
 
     /// Whether the write-ahead log holds frames (committed or not). A log that outlived its last
     /// connection means the previous process did not close the vault (a crash, or it is still

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Reads and writes the vault header file (see `VaultHeader` for the slot scheme).
-final class HeaderFile {
+package final class HeaderFile {
     let path: String
     private let descriptor: Int32
     private(set) var current: VaultHeader
@@ -19,7 +19,7 @@ final class HeaderFile {
     private let keys: VaultKeys?
 
     /// Writes a new header file atomically and durably (both slots), then opens it for updates.
-    static func create(at path: String, header: VaultHeader, keys: VaultKeys?) throws(FileIOError) -> HeaderFile {
+    package static func create(at path: String, header: VaultHeader, keys: VaultKeys?) throws(FileIOError) -> HeaderFile {
         var header = header
         header.tag = VaultHeader.tag(ofSlot: header.encodedSlot(signedWith: keys))
         var older = header
@@ -33,7 +33,7 @@ final class HeaderFile {
 
     /// The newest valid header at `path`: nil when there is no file; `.headerDamaged` when the
     /// file carries our magic but neither slot is valid; `.misconfigured` when it is not ours.
-    static func read(at path: String) throws(VaultError) -> VaultHeader? {
+    package static func read(at path: String) throws(VaultError) -> VaultHeader? {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(path)
@@ -96,7 +96,7 @@ final class HeaderFile {
     /// Records a newly committed generation: only forward, and only over a header of the key
     /// this file was opened with. A header that another process has since switched to a new key
     /// (a rekey) is never written back with this process's older key check value.
-    func recordGeneration(_ generation: UInt64) throws(FileIOError) {
+    package func recordGeneration(_ generation: UInt64) throws(FileIOError) {
         catchUpWithDisk()
         guard current.keyCheckValue == openedKeyCheckValue, !current.rekeyPending, generation > current.generation else { return }
         var next = current

@@ -18,6 +18,8 @@ struct SessionRecord {
     /// The sealed DPoP proof key (see `TokenColumn.proofKey`); nil for a bearer session.
     var sealedProofKey: [UInt8]?
 
+    static let table = "sessions"
+
     /// Every column, for `SELECT \(selectList) FROM sessions`.
     static let selectList = Column.allCases.map(\.rawValue).joined(separator: ", ")
 
@@ -163,7 +165,7 @@ struct SessionRecord {
     }
 
     /// Opens both sealed tokens and checks them against their stored fingerprints.
-    func openTokens(with keys: VaultKeys) throws(CorruptionReason) -> StoredTokens {
+    func openTokens(with keys: VaultKeys) throws(CorruptionReason) -> OpenedTokens {
         func open(_ sealed: [UInt8]?, _ column: TokenColumn, _ expected: Fingerprint?) throws(CorruptionReason) -> Token? {
             guard let sealed else { return nil }
             let ad = column.associatedData(sessionID: session.id, tokenVersion: session.tokenVersion)
@@ -176,7 +178,7 @@ struct SessionRecord {
             }
             return Token(secret: secret, fingerprint: fingerprint)
         }
-        return StoredTokens(refresh: try open(sealedRefresh, .refreshToken, session.refreshTokenFingerprint),
+        return OpenedTokens(refresh: try open(sealedRefresh, .refreshToken, session.refreshTokenFingerprint),
                             access: try open(sealedAccess, .accessToken, session.accessTokenFingerprint))
     }
 
@@ -189,4 +191,10 @@ struct SessionRecord {
         record.session.accessTokenFingerprint = sealed.accessFingerprint
         return record
     }
+}
+
+/// The opened tokens of the current session, kept in locked memory while the vault is open.
+package struct OpenedTokens: Sendable {
+    package var refresh: Token?
+    package var access: Token?
 }

@@ -19,6 +19,13 @@ enum StateSeal {
     /// The migration that adds the seal's columns.
     static let migrationVersion = 6
 
+    /// The state columns covered, in this order (never reordered: the tag depends on it).
+    static let stateColumns: [VaultStateRecord.Column] = [.generation, .vaultID, .biometricPreference, .currentSessionID]
+
+    /// Where each of `stateColumns` sits in a row selected with `VaultStateRecord.selectList`:
+    /// the launch appends them from the row it already read.
+    static let stateColumnPositions: [Int32] = stateColumns.map(\.position)
+
     /// The session columns covered, in this order (never reordered: the tag depends on it).
     static let sessionColumns: [SessionRecord.Column] = [
         .id, .issuer, .subject, .tenant, .email, .displayName, .rolesJSON, .metadataJSON, .activeSubject,
@@ -28,16 +35,23 @@ enum StateSeal {
     ]
 
     private static func select(_ schema: String) -> String {
+        // The stored tag right after the covered state columns (`storedTagPosition`).
         """
-        SELECT v.generation, v.vault_id, v.biometric_preference, v.current_session_id, v.state_mac,
+        SELECT \(stateColumns.map { "v.\($0.rawValue)" }.joined(separator: ", ")), v.\(VaultStateRecord.Column.stateMAC.rawValue),
             \(sessionColumns.map { "s.\($0.rawValue)" }.joined(separator: ", "))
-        FROM \(schema).vault_state v LEFT JOIN \(schema).sessions s ON s.id = v.current_session_id
+        FROM \(schema).\(VaultStateRecord.table) v LEFT JOIN \(schema).\(SessionRecord.table) s
+            ON s.\(SessionRecord.Column.id.rawValue) = v.\(VaultStateRecord.Column.currentSessionID.rawValue)
         WHERE v.singleton = 1
         """
     }
 
     /// Built once: the launch checks the seal on every open.
     private static let mainSelect = select("main")
+
+    /// In a row of `select`: the covered state columns, the stored tag, the covered session columns.
+    private static let storedTagPosition = Int32(stateColumns.count)
+    private static let messagePositions: [Int32] =
+        (0..<storedTagPosition) + (0..<Int32(sessionColumns.count)).map { storedTagPosition + 1 + $0 }
 
     /// The tag the state of `schema` should carry under `keys`, and the one it carries.
     private static func tags(_ connection: Connection, keys: VaultKeys, schema: String) throws(SQLiteError) -> (expected: [UInt8], stored: [UInt8]?)? {
@@ -47,9 +61,8 @@ enum StateSeal {
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         var message = Message()
-        let columns = [Int32(0), 1, 2, 3] + (0..<Int32(sessionColumns.count)).map { 5 + $0 }
-        for column in columns { statement.withRawColumn(column) { message.append($0) } }
-        return (keys.integrityTag(label, message.bytes), statement.blob(4))
+        for column in messagePositions { statement.withRawColumn(column) { message.append($0) } }
+        return (keys.integrityTag(label, message.bytes), statement.blob(storedTagPosition))
     }
 
     /// Writes the seal for the state as it is now inside the caller's transaction; false when
@@ -57,11 +70,10 @@ enum StateSeal {
     /// - Parameter assigningID: the migration that introduces the seal gives the vault its id.
     static func seal(_ connection: Connection, keys: VaultKeys, schema: String = "main", assigningID: Bool = false) throws(SQLiteError) -> Bool {
         if assigningID {
-            try connection.run("UPDATE \(schema).vault_state SET vault_id = ? WHERE singleton = 1 AND vault_id IS NULL",
-                               [.blob(Sodium.randomBytes(16))])
+            try VaultStateRecord.assignVaultID(Sodium.randomBytes(16), schema: schema, in: connection)
         }
         guard let tags = try tags(connection, keys: keys, schema: schema) else { return false }
-        try connection.run("UPDATE \(schema).vault_state SET state_mac = ? WHERE singleton = 1", [.blob(tags.expected)])
+        try VaultStateRecord.setStateMAC(tags.expected, schema: schema, in: connection)
         return true
     }
 
@@ -87,13 +99,5 @@ enum StateSeal {
             return CorruptionReason(.rollback, "the current session does not match the state's seal: a page from an older copy of the file was put back")
         }
         return nil
-    }
-
-    /// The vault's id (migration 6), or nil before it was sealed.
-    static func vaultID(_ connection: Connection) throws(SQLiteError) -> [UInt8]? {
-        let statement = try connection.cached("SELECT vault_id FROM vault_state WHERE singleton = 1")
-        try statement.bind([])
-        defer { statement.reset() }
-        return try statement.step() ? statement.blob(0) : nil
     }
 }

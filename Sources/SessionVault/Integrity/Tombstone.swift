@@ -22,7 +22,7 @@ public struct Tombstone: Sendable, Equatable, Codable {
     /// The tombstone at `path`: nil when there is none or it does not decode (it only explains
     /// a past wipe). A path that cannot be read, or is not a regular file (a FIFO would block a
     /// plain read forever), is an error rather than "no tombstone".
-    static func read(at path: String) throws(FileIOError) -> Tombstone? {
+    package static func read(at path: String) throws(FileIOError) -> Tombstone? {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(path)
@@ -35,7 +35,7 @@ public struct Tombstone: Sendable, Equatable, Codable {
         return try? decoder.decode(Tombstone.self, from: Data(bytes))
     }
 
-    func write(to path: String) throws(FileIOError) {
+    package func write(to path: String) throws(FileIOError) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]

@@ -19,15 +19,15 @@ import CSodium
 /// generation beside an older database read as consistent. Headers written before the tag
 /// existed carry zeroes there; the open signs such a header before it seals the database, so a
 /// sealed database beside an unsigned header is never the library's own doing (see `VaultOpener`).
-struct VaultHeader: Sendable, Equatable {
+package struct VaultHeader: Sendable, Equatable {
     static let formatVersion: UInt16 = 1
-    static let slotSize = 128
-    static let fileSize = 2 * slotSize
+    package static let slotSize = 128
+    package static let fileSize = 2 * slotSize
     private static let magic: [UInt8] = Array("SVHDR".utf8) + [0]
     private static let checksummed = 112
 
     /// SQLCipher settings pinned on every connection, so a file is portable between 3.x and 4.x.
-    static let cipherPageSize: UInt32 = 4096
+    package static let cipherPageSize: UInt32 = 4096
     static let kdfIterations: UInt32 = 64_000
     /// 1 = HMAC-SHA1 with PBKDF2-HMAC-SHA1 (SQLCipher 3's defaults, settable on 4.x).
     static let hmacAlgorithm: UInt8 = 1
@@ -37,12 +37,12 @@ struct VaultHeader: Sendable, Equatable {
     var derivation: KeyDerivation
     var keyCheckValue: [UInt8]
     /// Set while `rekey` swaps in a re-encrypted file.
-    var rekeyPending: Bool
+    package var rekeyPending: Bool
     /// The keyed tag as read (all zeroes when unsigned); recomputed on every encode.
     var tag: [UInt8] = [UInt8](repeating: 0, count: 16)
 
     /// What the keyed tag says about a header read from disk.
-    enum Authenticity: Equatable {
+    package enum Authenticity: Equatable {
         case authentic
         /// Written before headers were signed (zeroes where the tag goes).
         case unsigned
@@ -53,7 +53,7 @@ struct VaultHeader: Sendable, Equatable {
     static let tagLabel = "SessionVault header v1"
     private static let tagRange = 88..<104
 
-    init(generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false) {
+    package init(generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false) {
         self.sequence = sequence
         self.generation = generation
         self.derivation = derivation
@@ -66,7 +66,7 @@ struct VaultHeader: Sendable, Equatable {
 
     /// The slot's bytes, tagged with `keys` when given (unsigned otherwise: only tests and the
     /// golden files of older releases write that).
-    func encodedSlot(signedWith keys: VaultKeys?) -> [UInt8] {
+    package func encodedSlot(signedWith keys: VaultKeys?) -> [UInt8] {
         var out = unsignedSlotPrefix()
         if let keys { out.replaceSubrange(Self.tagRange, with: keys.integrityTag(Self.tagLabel, Array(out[0..<Self.tagRange.lowerBound]))) }
         let digest = Self.checksum(out[0..<Self.checksummed])
@@ -78,7 +78,7 @@ struct VaultHeader: Sendable, Equatable {
     static func tag(ofSlot slot: [UInt8]) -> [UInt8] { Array(slot[tagRange]) }
 
     /// Checks the tag read from disk against the one `keys` makes for these fields.
-    func authenticity(with keys: VaultKeys) -> Authenticity {
+    package func authenticity(with keys: VaultKeys) -> Authenticity {
         if tag.allSatisfy({ $0 == 0 }) { return .unsigned }
         let expected = keys.integrityTag(Self.tagLabel, Array(unsignedSlotPrefix()[0..<Self.tagRange.lowerBound]))
         return Sodium.constantTimeEqual(expected, tag) ? .authentic : .forged
@@ -111,14 +111,14 @@ struct VaultHeader: Sendable, Equatable {
 
     /// Whether a header file carries our format magic at the start of either slot: the proof that
     /// a header whose slots fail their checksums is a damaged header of ours, not a foreign file.
-    static func carriesMagic(_ file: [UInt8]) -> Bool {
+    package static func carriesMagic(_ file: [UInt8]) -> Bool {
         [0, slotSize].contains { offset in
             file.count >= offset + magic.count && Array(file[offset..<(offset + magic.count)]) == magic
         }
     }
 
     /// Decodes the newest valid slot of a header file; nil when neither slot is valid.
-    static func decode(_ file: [UInt8]) -> VaultHeader? {
+    package static func decode(_ file: [UInt8]) -> VaultHeader? {
         guard file.count == fileSize else { return nil }
         let slots = [Array(file[0..<slotSize]), Array(file[slotSize..<fileSize])].compactMap(decodeSlot)
         return slots.max { $0.sequence < $1.sequence }

@@ -147,8 +147,8 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
 
 /// Reads the claims of a JWT without verifying it: for display metadata (subject, issuer,
 /// email) only. Anything that is not a three-part base64url JWT gives no claims.
-enum JWTClaims {
-    static func decode(_ token: String) -> [String: Any] {
+package enum JWTClaims {
+    package static func decode(_ token: String) -> [String: Any] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return [:] }
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

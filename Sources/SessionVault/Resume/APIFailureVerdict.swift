@@ -4,7 +4,7 @@ import Foundation
 /// alone (see `ResumeManager.handleAPIFailure`). Kept apart from the manager so that the
 /// classification of outside bodies and challenges can be exercised on its own (the auth-error
 /// fuzz target), without a vault or a refresher.
-enum APIFailureVerdict: Equatable {
+package enum APIFailureVerdict: Equatable {
     /// Not an authentication failure: the app handles it.
     case notAuthentication
     /// Only the access token is no good (RFC 6750 `invalid_token`): refresh once, then retry.
@@ -12,7 +12,7 @@ enum APIFailureVerdict: Equatable {
     /// The session is over, for this reason.
     case endSession(MissingReason)
 
-    static func classify(status: Int, body: Data, wwwAuthenticate: String?) -> APIFailureVerdict {
+    package static func classify(status: Int, body: Data, wwwAuthenticate: String?) -> APIFailureVerdict {
         guard status == 401 || status == 403 else { return .notAuthentication }
         let parsed = AuthErrorBody(body)
         if status == 401, parsed.error?.lowercased() == "invalid_token" || challengeSaysInvalidToken(wwwAuthenticate) {

@@ -3,7 +3,7 @@ import Foundation
 /// The error body of an auth server or API, in any of the shapes we serve: OAuth 2.0
 /// (`error`, `error_description`), GoTrue (`error_code`, `msg`), and the app contract
 /// (`{"success":false,"error":{"code":"SESSION_EXPIRED","message":…}}`).
-struct AuthErrorBody {
+package struct AuthErrorBody {
     var error: String?
     var errorCode: String?
     var messages: [String] = []
@@ -71,7 +71,7 @@ struct AuthErrorBody {
     }
 
     /// The refresh endpoint's answer, classified.
-    static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
+    package static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
         let parsed = AuthErrorBody(body)
         switch status {
         case 429:

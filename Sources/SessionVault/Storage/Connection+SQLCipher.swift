@@ -1,3 +1,5 @@
+import CSQLCipher
+
 extension Connection {
     /// SQLCipher's version, or nil when the linked library is a plain SQLite (the PRAGMA is then
     /// unknown and answers nothing). Checked on every open: fail closed rather than write
@@ -77,5 +79,39 @@ extension Connection {
         // secure_delete = ON: freed pages are zeroed, so old sealed tokens do not linger.
         // journal_size_limit: the WAL file is truncated back after checkpoints instead of
         //   keeping its largest size forever.
+    }
+}
+
+extension Connection {
+    /// Attaches an encrypted database under `name`, keyed with a raw key `x'<64 hex>'`. The
+    /// key is bound without a copy (SQLITE_STATIC) from memory the caller keeps locked.
+    func attach(path: String, as name: String, rawKey: UnsafeRawBufferPointer) throws(SQLiteError) {
+        let sql = "ATTACH DATABASE ? AS \(name) KEY ?"
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(handle, sql, -1, &statement, nil), sql: sql)
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        try check(sqlite3_bind_text(statement, 1, path, -1, transient), sql: sql)
+        try check(sqlite3_bind_blob(statement, 2, rawKey.baseAddress, Int32(rawKey.count), nil), sql: sql)
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_DONE else { throw error(rc, sql: sql) }
+    }
+}
+
+/// The database engine this process links, asked without opening any vault (for a
+/// chain-of-custody record, which must name the engine even when no key is given).
+package struct EngineVersions: Sendable, Equatable {
+    /// `PRAGMA cipher_version`, e.g. `3.4.1`; empty if the linked library is not SQLCipher.
+    public let cipherVersion: String
+    /// The SQLite library under SQLCipher, e.g. `3.15.2`.
+    public let sqliteVersion: String
+
+    /// Asks an in-memory connection: it touches no file.
+    public static func current() -> EngineVersions {
+        var cipher = ""
+        if let connection = try? Connection(path: ":memory:", create: true), let version = try? connection.cipherVersion() {
+            cipher = version
+        }
+        return EngineVersions(cipherVersion: cipher, sqliteVersion: Connection.sqliteVersion)
     }
 }

@@ -208,3 +208,22 @@ final class Connection {
     /// The SQLite library version string (for SQLCipher 3.4.1 on Debian: 3.15.2).
     static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 }
+
+/// Carries an untyped body's error through the typed `Connection.transaction`: for bodies that
+/// mix engine, record and vault errors and leave the mapping to one place above
+/// (`VaultError(underlying:files:)`).
+struct AnyTransactionFailure: SQLiteFailureCarrying {
+    let underlying: any Error
+
+    init(_ underlying: any Error) { self.underlying = underlying }
+
+    init(sqliteFailure failure: SQLiteError) { underlying = failure }
+}
+
+/// How a transaction takes its locks.
+enum TransactionKind: String, Sendable {
+    /// Takes the write lock at BEGIN: a busy database fails up front, not halfway through.
+    case immediate = "BEGIN IMMEDIATE"
+    /// Takes locks lazily: for read-only work.
+    case deferred = "BEGIN DEFERRED"
+}

@@ -40,7 +40,7 @@ package enum FileIO {
     /// Refuses anything but a regular file, without blocking on it: a FIFO opened without
     /// O_NONBLOCK waits for a writer forever (and a device may never end), so the open is
     /// non-blocking and the type is checked on the open descriptor, not on the path beforehand.
-    static func read(_ path: String) throws(FileIOError) -> [UInt8] {
+    package static func read(_ path: String) throws(FileIOError) -> [UInt8] {
         let fd = try openRegularFile(path, O_RDONLY)
         defer { close(fd) }
         var result: [UInt8] = []

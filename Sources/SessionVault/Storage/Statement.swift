@@ -108,3 +108,32 @@ final class Statement {
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
     private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 }
+
+/// A column value borrowed from a stepped statement: valid only inside
+/// `Statement.withRawColumn`, where SQLite still owns the bytes.
+enum RawColumn {
+    case null
+    case integer(Int64)
+    case text(UnsafeRawBufferPointer)
+    case blob(UnsafeRawBufferPointer)
+}
+
+/// A value bound to, or read from, an SQL statement.
+enum SQLValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+extension Optional where Wrapped == String {
+    var sqlValue: SQLValue { map(SQLValue.text) ?? .null }
+}
+
+extension Optional where Wrapped == Int64 {
+    var sqlValue: SQLValue { map(SQLValue.integer) ?? .null }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    var sqlValue: SQLValue { map(SQLValue.blob) ?? .null }
+}

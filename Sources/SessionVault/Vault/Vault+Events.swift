@@ -17,7 +17,7 @@ extension Vault {
 
     /// Checks for changes another process committed and emits what changed. Called before every
     /// read and write, and periodically while anyone listens to `events()`.
-    func refreshIfChangedElsewhere() throws(VaultError) {
+    func reloadIfChangedElsewhere() throws(VaultError) {
         if try reopenIfReplacedElsewhere() { return }
         let connection = try liveConnection()
         let version: Int64
@@ -77,7 +77,7 @@ extension Vault {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 100_000_000)
                 guard let self else { return }
-                try? await self.refreshIfChangedElsewhere()
+                try? await self.reloadIfChangedElsewhere()
             }
         }
     }

@@ -9,7 +9,7 @@ extension Vault {
     ///   - eventLimit: how many of the latest audit events to include.
     package func inspect(now: Date? = nil, eventLimit: Int = 10) throws(VaultError) -> VaultInspection {
         guard eventLimit >= 0 else { throw .invalidArgument("eventLimit must not be negative") }
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         let connection = try liveConnection()
         let at = now ?? clock()
         do {
@@ -19,64 +19,28 @@ extension Vault {
             let journalMode = try connection.scalarText("PRAGMA journal_mode") ?? ""
             let migrations = try Migrator().applied(in: connection)
             let stateRow = currentStateRow
-            var sessions: [VaultInspection.SessionEntry] = []
-            let statement = try connection.prepare("SELECT \(SessionRecord.selectList) FROM sessions ORDER BY issued_at, id")
-            try statement.bind([])
-            while try statement.step() {
-                let row = try SessionRecord(reading: statement)
+            let sessions = try SessionRecord.all(in: connection, orderedByIssue: true).map { row in
                 let snapshot = VaultSnapshot.session(row.session, lastWallClock: stateRow.lastWallClock,
                                                      serverClockOffset: stateRow.serverClockOffset)
-                sessions.append(VaultInspection.SessionEntry(
+                return VaultInspection.SessionEntry(
                     session: row.session, isCurrent: row.session.id == stateRow.currentSessionID,
-                    path: ResumeDecision.decide(snapshot, now: at, policy: policy)))
+                    path: ResumeDecision.decide(snapshot, now: at, policy: policy))
             }
-            statement.reset()
             return VaultInspection(
                 cipherVersion: cipherVersion, sqliteVersion: Connection.sqliteVersion, pageSize: pageSize, pageCount: pageCount,
                 journalMode: journalMode, files: VaultInspection.FileSizes(files: files),
                 header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: header.current.derivation,
                                                       rekeyPending: header.current.rekeyPending),
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
-                state: stateRow, recentEvents: try readAuditEvents(connection, limit: eventLimit),
+                state: stateRow, recentEvents: try AuditLog.recent(eventLimit, in: connection),
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)
         } catch {
             throw VaultError(underlying: error, files: files)
         }
     }
 
-    /// The latest `limit` audit events, oldest first. The log holds no token, only fingerprints.
-    public func auditEvents(limit: Int) throws(VaultError) -> [AuditEvent] {
-        guard limit >= 0 else { throw .invalidArgument("limit must not be negative") }
-        try refreshIfChangedElsewhere()
-        let connection = try liveConnection()
-        do {
-            return try readAuditEvents(connection, limit: limit)
-        } catch {
-            throw VaultError(underlying: error, files: files)
-        }
-    }
-
-    private func readAuditEvents(_ connection: Connection, limit: Int) throws -> [AuditEvent] {
-        let statement = try connection.cached("""
-            SELECT seq, at, event, session_id, fingerprint, reason
-            FROM (SELECT * FROM audit_log ORDER BY seq DESC LIMIT ?) ORDER BY seq
-            """)
-        try statement.bind([.integer(Int64(limit))])
-        defer { statement.reset() }
-        var events: [AuditEvent] = []
-        while try statement.step() {
-            guard let event = statement.text(2) else {
-                throw CorruptionReason(.invariantViolation, "audit log row \(statement.int64(0)) has no event")
-            }
-            events.append(AuditEvent(id: statement.int64(0), at: Date(unixMilliseconds: statement.int64(1)), kind: AuditEvent.Kind(code: event),
-                                     sessionID: statement.text(3), fingerprint: statement.text(4).map(Fingerprint.init(hex:)),
-                                     reason: statement.text(5)))
-        }
-        return events
-    }
-
     /// The state row as the vault already holds it (read at open, kept current by every write
-    /// and by `refreshIfChangedElsewhere`): no second query of the same row.
+    /// and by `reloadIfChangedElsewhere`): no second query of the same row.
     private var currentStateRow: VaultInspection.StateRow {
         VaultInspection.StateRow(
             currentSessionID: state.current?.session.id, generation: state.generation, lastWallClock: state.lastWallClock,

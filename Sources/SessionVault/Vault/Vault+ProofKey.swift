@@ -37,7 +37,7 @@ extension Vault {
     /// - Throws: `.corrupted` when a key is stored for a session without a thumbprint and does
     ///   not open.
     package func currentProofKey() throws(VaultError) -> StoredProofKey? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         guard let record = state.current else { return nil }
         let stored: SecretBytes?
         do {
@@ -56,7 +56,7 @@ extension Vault {
     /// tokens it stored; 0 when none was measured. DPoP proofs are dated with it until the
     /// process measures its own (`DPoPServerClock`).
     package func recordedServerClockOffset() throws(VaultError) -> TimeInterval {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.serverClockOffset
     }
 }

@@ -17,11 +17,9 @@ extension Vault {
         guard state.current?.session.id == sessionID, state.current?.session.tokenVersion == expectedVersion else { throw .staleSession }
         try reserveRotationSpace()
         try write("refreshPending") { connection, now in
-            try connection.run("""
-                UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?)
-                WHERE id = ? AND token_version = ? AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
-                """, [.integer(now.unixMilliseconds), .text(sessionID), .integer(expectedVersion)])
-            guard connection.changes == 1 else { throw VaultError.staleSession }
+            guard try SessionRecord.markRefreshPending(of: sessionID, atVersion: expectedVersion, since: now.unixMilliseconds, in: connection) else {
+                throw VaultError.staleSession
+            }
         }
     }
 
@@ -40,8 +38,7 @@ extension Vault {
     /// not store in locked memory and writes it when it can.
     private func reserveRotationSpace() throws(VaultError) {
         try write("refreshReserve") { connection, _ in
-            try connection.run("INSERT OR REPLACE INTO refresh_reserve (singleton, reserve) VALUES (1, zeroblob(?))",
-                               [.integer(Int64(Self.rotationReserveBytes))])
+            try SessionRecord.reserveRotationSpace(Int64(Self.rotationReserveBytes), in: connection)
         }
         let connection = try liveConnection()
         do {
@@ -60,9 +57,8 @@ extension Vault {
         defer { hold.unlock() }
         guard state.current?.session.id == sessionID, state.current?.session.refreshPendingSince != nil else { return }
         try write("refreshPendingCleared") { connection, _ in
-            try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?",
-                               [.text(sessionID), .integer(expectedVersion)])
-            try connection.run("DELETE FROM refresh_reserve")
+            try SessionRecord.clearRefreshPending(of: sessionID, atVersion: expectedVersion, in: connection)
+            try SessionRecord.releaseRotationSpace(in: connection)
         }
     }
 }

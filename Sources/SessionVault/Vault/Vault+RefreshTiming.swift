@@ -4,7 +4,7 @@ extension Vault {
     /// The local time before which no process sends a refresh (a server's 429 `retry_after`);
     /// nil when none is pending. Notices what another process recorded first.
     func refreshNotBefore() throws(VaultError) -> Date? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.refreshNotBefore
     }
 
@@ -14,8 +14,7 @@ extension Vault {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try write("refreshDeferred") { connection, _ in
-            try connection.run("UPDATE vault_state SET refresh_not_before = max(refresh_not_before, ?) WHERE singleton = 1",
-                               [.integer(time.unixMilliseconds)])
+            try VaultStateRecord.deferRefreshes(until: time.unixMilliseconds, in: connection)
         }
     }
 
@@ -30,7 +29,7 @@ extension Vault {
     func reanchorClockIfMovedBack(userPresent: Bool) throws(VaultError) {
         let hold = try holdStableFile()
         defer { hold.unlock() }
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         let now = clock()
         let lastActive = userPresent ? max(pendingActivity ?? .distantPast, state.current?.session.lastActiveAt ?? .distantPast) : .distantPast
         guard ResumeDecision.clockMovedBack(lastWallClock: state.lastWallClock, lastActiveAt: lastActive, now: now, policy: policy) else { return }
@@ -41,10 +40,8 @@ extension Vault {
         }
         let id = userPresent ? state.current?.session.id : nil
         try write("clockReanchored") { connection, now in
-            try connection.run("UPDATE vault_state SET last_wall_clock = ? WHERE singleton = 1", [.integer(now.unixMilliseconds)])
-            if let id {
-                try connection.run("UPDATE sessions SET last_active_at = min(last_active_at, ?) WHERE id = ?", [.integer(now.unixMilliseconds), .text(id)])
-            }
+            try VaultStateRecord.setLastWallClock(now.unixMilliseconds, in: connection)
+            if let id { try SessionRecord.lowerLastActive(of: id, to: now.unixMilliseconds, in: connection) }
             try audit(connection, .clockReanchored, sessionID: id, fingerprint: nil, reason: nil, at: now)
         }
         logger.notice("clock moved back; vault re-anchored to now", metadata: ["vault.operation": "clockReanchored"])

@@ -16,7 +16,7 @@ extension Vault {
     /// file and reopen through their key provider), and none writes the old header back.
     public func rekey(to newKeys: any KeyProvider) throws(VaultError) {
         try flushActivity()
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         let lock = try structureLockHandle()
         let taken: Bool
         do { taken = try lock.lock(within: Self.structureWaitSeconds) } catch { throw .io(error) }
@@ -57,7 +57,7 @@ extension Vault {
             try connection.execute("SELECT sqlcipher_export('rekeyed')")
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
-                try connection.run("UPDATE rekeyed.vault_state SET generation = ? WHERE singleton = 1", [.integer(Int64(generation))])
+                try VaultStateRecord.setGeneration(Int64(generation), schema: "rekeyed", in: connection)
                 guard try StateSeal.seal(connection, keys: fresh, schema: "rekeyed") else { throw StateSeal.missingStateRow }
             }
         } catch {
@@ -115,18 +115,15 @@ extension Vault {
     /// Opens the re-encrypted copy with a connection of its own, exactly as `VaultOpener` will.
     private func checkCopyOpens(_ path: String, keys: VaultKeys, generation: UInt64) throws {
         let check = try Connection.keyed(path, keys: keys, readOnly: true)
-        guard try check.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1") == Int64(generation) else {
+        guard try VaultStateRecord.generation(in: check) == Int64(generation) else {
             throw VaultError.internalFault("the re-encrypted copy does not read back as written; rekey abandoned")
         }
     }
 
     /// Re-seals every stored token (and proof key) of the attached copy under the new keys.
     private func resealTokens(_ connection: Connection, into fresh: VaultKeys) throws {
-        let rows = try connection.prepare("SELECT \(SessionRecord.selectList) FROM rekeyed.sessions")
-        try rows.bind([])
         var resealed: [SessionRecord] = []
-        while try rows.step() {
-            let record = try SessionRecord(reading: rows)
+        for record in try SessionRecord.all(in: connection, schema: "rekeyed") {
             let tokens = try record.openTokens(with: keys)
             var rekeyed = record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
                                                          tokenVersion: record.session.tokenVersion, keys: fresh))
@@ -138,7 +135,6 @@ extension Vault {
             }
             resealed.append(rekeyed)
         }
-        rows.reset()
         for record in resealed {
             _ = try record.update(SessionRecord.tokenColumns + [.proofKey], in: connection, schema: "rekeyed")
         }

@@ -11,7 +11,7 @@ extension Vault {
     /// - Returns: the held lock; release it when the method ends (`defer { hold.unlock() }`).
     func holdStableFile() throws(VaultError) -> FileLock {
         for _ in 0..<3 {
-            try refreshIfChangedElsewhere()
+            try reloadIfChangedElsewhere()
             let lock = try structureLockHandle()
             let taken: Bool
             do { taken = try lock.lock(within: Self.structureWaitSeconds, shared: true) } catch { throw .io(error) }

@@ -21,15 +21,14 @@ extension Vault {
                 let changedElsewhere = try apply != nil && (connection.scalarInt("PRAGMA data_version") ?? 0) != lastDataVersion
                 let value = try body(connection, now)
                 if let activity = pendingActivity, let id = state.current?.session.id {
-                    try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
+                    try SessionRecord.raiseLastActive(of: id, to: activity.unixMilliseconds, in: connection)
                 }
-                try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
-                                   [.integer(now.unixMilliseconds)])
+                try VaultStateRecord.advanceGeneration(lastWallClock: now.unixMilliseconds, in: connection)
                 // Last: the seal covers what the body and the generation step wrote.
                 guard try StateSeal.seal(connection, keys: keys) else { throw StateSeal.missingStateRow }
                 if apply != nil && !changedElsewhere {
                     // A damaged (negative) value is not converted: the re-read below reports it.
-                    committedGeneration = try connection.scalarInt("SELECT generation FROM vault_state WHERE singleton = 1").flatMap { UInt64(exactly: $0) }
+                    committedGeneration = try VaultStateRecord.generation(in: connection).flatMap { UInt64(exactly: $0) }
                 }
                 return value
             }

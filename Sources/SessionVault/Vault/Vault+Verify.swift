@@ -23,7 +23,7 @@ extension Vault {
         // this connection last looked, and a scan of the new file with this connection's old
         // key reads every page as damaged. Reopened through the key provider, it scans what
         // is there with the key that opens it.
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         _ = try liveConnection()
         // The header on disk may be newer than ours when another process shares the vault.
         // Read it before the database: writers commit first and record the generation after.

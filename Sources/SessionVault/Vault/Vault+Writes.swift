@@ -29,7 +29,7 @@ extension Vault {
         defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
         do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         if let expected, !expected.matches(state.current?.session.id) { throw .staleSession }
         if proofKey == nil, let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
            biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
@@ -53,7 +53,7 @@ extension Vault {
         try write("store") { connection, now in
             if let expected {
                 // Under the write lock: another process may have stored since the read above.
-                let current = try connection.scalarText("SELECT current_session_id FROM vault_state WHERE singleton = 1")
+                let current = try VaultStateRecord.currentSessionID(in: connection)
                 guard expected.matches(current) else { throw VaultError.staleSession }
             }
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
@@ -68,18 +68,13 @@ extension Vault {
                 refreshExpiresAt: Date(unixMilliseconds: times.refreshExpiresAt), issuedAt: receipt,
                 absoluteDeadline: times.absoluteDeadline.map(Date.init(unixMilliseconds:)), lastActiveAt: receipt,
                 biometricEnabled: biometric, tokenVersion: 1, refreshPendingSince: nil)
-            if let previous {
-                try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(previous)])
-                try connection.run("DELETE FROM sessions WHERE id = ?", [.text(previous)])
-            }
+            if let previous { try SessionRecord.delete(id: previous, in: connection) }
             session.proofKeyThumbprint = proofKey?.thumbprint
             var record = SessionRecord(session: session, sealed: sealed, createdAt: receipt)
             record.sealedProofKey = sealedProofKey
             try record.insert(into: connection)
-            try connection.run("""
-                UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
-                    server_clock_offset = ? WHERE singleton = 1
-                """, [.text(id), .integer(biometric ? 1 : 0), .integer(UnixMilliseconds.from(seconds: offset))])
+            try VaultStateRecord.setCurrentSession(id, biometricPreference: biometric, serverClockOffset: UnixMilliseconds.from(seconds: offset),
+                                                   in: connection)
             try audit(connection, .stored, sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         // The replaced session's tokens are still in the log's older frames.
@@ -108,7 +103,7 @@ extension Vault {
         do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         let hold = try holdStableFile()
         defer { hold.unlock() }
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         // With no session there is nothing to rotate; a caller that read a session which has
         // since gone learns that its result is stale.
         guard let current = state.current else { throw expectedSessionID == nil ? .noSession : .staleSession }
@@ -128,7 +123,7 @@ extension Vault {
         let apply: (inout VaultState, UInt64) -> Void = { state, generation in
             guard let written else { return }
             state.current = written
-            state.tokens = StoredTokens(refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
+            state.tokens = OpenedTokens(refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
                                         access: Token(secret: response.accessToken.secret, fingerprint: sealed.accessFingerprint))
             state.generation = generation
             state.serverClockOffset = offset
@@ -137,15 +132,13 @@ extension Vault {
         try write("rotate", apply: apply) { connection, now in
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
             let record = current.rotated(response, times: times, sealed: sealed, version: version + 1)
-            let updated = try record.update(SessionRecord.rotationColumns, in: connection,
-                                            where: "token_version = ? AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)",
-                                            [.integer(version)])
+            let updated = try record.updateIfCurrent(SessionRecord.rotationColumns, atVersion: version, in: connection)
             guard updated else { throw VaultError.staleSession }
             written = record
             // The refresh this result settles is over: its lease goes in the same transaction,
             // and a rate limit recorded earlier no longer holds (the server answered).
-            try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
-            try connection.run("UPDATE vault_state SET refresh_not_before = 0 WHERE singleton = 1 AND refresh_not_before <> 0")
+            try SessionRecord.deleteLease(of: id, in: connection)
+            try VaultStateRecord.clearRefreshDeferral(in: connection)
             // The space the refresh mark held goes back to the free list for the pages this
             // rotation writes. Without secure_delete for this one statement: the reserve holds
             // only zeros, and zeroing its pages again would write as many pages as it frees,
@@ -153,10 +146,10 @@ extension Vault {
             try connection.execute("PRAGMA secure_delete = OFF")
             do {
                 defer { try? connection.execute("PRAGMA secure_delete = ON") }
-                try connection.run("DELETE FROM refresh_reserve")
+                try SessionRecord.releaseRotationSpace(in: connection)
             }
             if serverClockOffset != nil {
-                try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(UnixMilliseconds.from(seconds: offset))])
+                try VaultStateRecord.setServerClockOffset(UnixMilliseconds.from(seconds: offset), in: connection)
             }
             try audit(connection, .rotated, sessionID: id, fingerprint: sealed.refreshFingerprint, reason: nil, at: now)
         }
@@ -185,8 +178,8 @@ extension Vault {
             try connection.execute("PRAGMA synchronous = NORMAL")
             defer { try? connection.execute("PRAGMA synchronous = FULL") }
             try connection.transaction {
-                try connection.run("UPDATE sessions SET last_active_at = max(last_active_at, ?) WHERE id = ?", [.integer(activity.unixMilliseconds), .text(id)])
-                try connection.run("UPDATE vault_state SET last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1", [.integer(activity.unixMilliseconds)])
+                try SessionRecord.raiseLastActive(of: id, to: activity.unixMilliseconds, in: connection)
+                try VaultStateRecord.raiseLastWallClock(to: activity.unixMilliseconds, in: connection)
             }
         } catch {
             throw VaultError(underlying: error, files: files)
@@ -209,10 +202,9 @@ extension Vault {
         let id = state.current?.session.id
         try write("biometric") { connection, now in
             if let id {
-                try connection.run("UPDATE sessions SET biometric_enabled = ?, biometric_domain_state = ? WHERE id = ?",
-                                   [.integer(enabled ? 1 : 0), enabled ? domainState.sqlValue : .null, .text(id)])
+                try SessionRecord.setBiometric(of: id, enabled: enabled, domainState: domainState, in: connection)
             }
-            try connection.run("UPDATE vault_state SET biometric_preference = ? WHERE singleton = 1", [.integer(enabled ? 1 : 0)])
+            try VaultStateRecord.setBiometricPreference(enabled, in: connection)
             try audit(connection, enabled ? .biometricEnabled : .biometricDisabled, sessionID: id, fingerprint: nil, reason: nil, at: now)
         }
         emit(.biometricChanged(enabled))
@@ -229,29 +221,22 @@ extension Vault {
     public func signOut(reason: MissingReason = .signedOut, ifCurrent sessionID: String? = nil, atVersion version: Int64? = nil) throws(VaultError) {
         let hold = try holdStableFile()
         defer { hold.unlock() }
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         let current = state.current?.session
         if let sessionID, current?.id != sessionID { throw .staleSession }
         if let version, current?.tokenVersion != version { throw .staleSession }
         try write("signOut") { connection, now in
             if let id = current?.id, let version {
                 // Under the write lock: nobody rotated between the check above and this delete.
-                let row = try connection.cached("SELECT token_version FROM sessions WHERE id = ?")
-                try row.bind([.text(id)])
-                let stillThere = try row.step() && row.int64(0) == version
-                row.reset()
-                if !stillThere { throw VaultError.staleSession }
+                if try SessionRecord.tokenVersion(of: id, in: connection) != version { throw VaultError.staleSession }
             }
-            if let id = current?.id {
-                try connection.run("DELETE FROM refresh_lease WHERE session_id = ?", [.text(id)])
-                try connection.run("DELETE FROM sessions WHERE id = ?", [.text(id)])
-            }
+            if let id = current?.id { try SessionRecord.delete(id: id, in: connection) }
             // Signs out exactly the session read above, even if another process changed it since.
-            try connection.run("UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1 AND current_session_id IS ?",
-                               [.text(reason.code), (current?.id).sqlValue])
-            if connection.changes == 0 { throw VaultError.staleSession }
+            guard try VaultStateRecord.clearCurrentSession(ifStill: current?.id, reason: reason.code, in: connection) else {
+                throw VaultError.staleSession
+            }
             if policy.clearsBiometricPreferenceOnSignOut {
-                try connection.run("UPDATE vault_state SET biometric_preference = 0 WHERE singleton = 1")
+                try VaultStateRecord.setBiometricPreference(false, in: connection)
             }
             try audit(connection, .signedOut, sessionID: current?.id, fingerprint: current?.refreshTokenFingerprint, reason: reason.code, at: now)
         }
@@ -269,8 +254,7 @@ extension Vault {
         guard !proof.isEmpty else { throw .invalidArgument("a server validation value is required to switch the active subject") }
         guard let id = state.current?.session.id else { throw .noSession }
         try write("switchSubject") { connection, now in
-            try connection.run("UPDATE sessions SET active_subject = ?, active_subject_proof = ? WHERE id = ?",
-                               [subject.sqlValue, .text(proof), .text(id)])
+            try SessionRecord.setActiveSubject(of: id, to: subject, proof: proof, in: connection)
             try audit(connection, .activeSubjectChanged, sessionID: id, fingerprint: nil, reason: subject ?? "self", at: now)
         }
         emit(.activeSubjectChanged(subject))
@@ -285,5 +269,23 @@ extension Vault {
         guard let access = state.tokens.access, access.hasSameValue(as: response.accessToken) else { return false }
         guard let incoming = response.refreshToken else { return true }
         return state.tokens.refresh?.hasSameValue(as: incoming) ?? false
+    }
+}
+
+/// The current session a conditional store expects to replace: the one a sign-in saw before it
+/// went to the server.
+enum ExpectedCurrentSession: Sendable, Equatable {
+    /// No session was current.
+    case none
+    /// This session (by id) was current.
+    case session(String)
+
+    init(_ id: String?) { self = id.map(ExpectedCurrentSession.session) ?? .none }
+
+    func matches(_ currentID: String?) -> Bool {
+        switch self {
+        case .none: return currentID == nil || currentID == ""
+        case .session(let id): return currentID == id
+        }
     }
 }

@@ -100,7 +100,7 @@ public actor Vault {
 
     /// What `ResumeDecision.decide` needs. Notices changes committed by another process first.
     public func snapshot() throws(VaultError) -> VaultSnapshot {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.snapshot
     }
 
@@ -111,20 +111,20 @@ public actor Vault {
 
     /// The current session, redacted (tokens only as fingerprints); nil when signed out.
     public func currentSession() throws(VaultError) -> Session? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.current?.session
     }
 
     /// The current refresh token: the one call an app (or a `SessionRefresher`) uses to send it
     /// to its server. Nil when there is no session.
     public func refreshToken() throws(VaultError) -> Token? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.tokens.refresh
     }
 
     /// The cached access token, for the app's API calls. Nil when none is cached.
     public func accessToken() throws(VaultError) -> Token? {
-        try refreshIfChangedElsewhere()
+        try reloadIfChangedElsewhere()
         return state.tokens.access
     }
 

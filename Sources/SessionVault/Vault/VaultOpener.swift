@@ -8,7 +8,7 @@ import Foundation
 /// pages SQLCipher refused. Nothing here scans the file: that is `verify()`. Failures come out
 /// classified: `corrupted` with a taxonomy reason, `unavailable`, or an operational error; only
 /// the failure path looks closer (`CorruptionDiagnosis`) to name the damage precisely.
-struct VaultOpener {
+package struct VaultOpener {
     let files: VaultFiles
     let keyProvider: any KeyProvider
     let now: Date
@@ -18,20 +18,27 @@ struct VaultOpener {
     /// since the vault was open was removed on purpose (the app deleted its data), and making it
     /// again from a background poll would bring back what was deleted.
     var createsDirectories = true
+
+    package init(files: VaultFiles, keyProvider: any KeyProvider, now: Date, create: Bool) {
+        self.files = files
+        self.keyProvider = keyProvider
+        self.now = now
+        self.create = create
+    }
     let migrator = Migrator()
     /// How long any statement waits for another process's lock before SQLITE_BUSY: the budget
     /// within which "busy" is waited out inside the library instead of reaching a caller.
     static let busyTimeoutMilliseconds: Int32 = 5_000
     var busyTimeoutMilliseconds: Int32 { Self.busyTimeoutMilliseconds }
 
-    struct Opened {
+    package struct Opened {
         let connection: Connection
         let keys: VaultKeys
         let header: HeaderFile
-        let state: VaultState
+        package let state: VaultState
     }
 
-    func open() throws(VaultError) -> Opened {
+    package func open() throws(VaultError) -> Opened {
         // A first launch may find the app's directory not made yet (iOS Application Support):
         // made here, before the lock file inside it, rather than unavailable on every launch.
         // Only when creating: a look at a vault (tools, dry runs) never writes.
@@ -290,8 +297,7 @@ struct VaultOpener {
         // Only a note for the `missing` reason: an unreadable one must not stop the create.
         if let tombstone = try? Tombstone.read(at: files.tombstone) {
             do {
-                try connection.run("UPDATE vault_state SET empty_reason = ? WHERE singleton = 1",
-                                   [.text(MissingReason.wipedAfterCorruption(tombstone.reason).code)])
+                try VaultStateRecord.setEmptyReason(MissingReason.wipedAfterCorruption(tombstone.reason).code, in: connection)
             } catch {
                 throw failure(error)
             }
@@ -384,6 +390,23 @@ struct VaultOpener {
             return try connection.readCheckingPageAuthentication { try VaultState.load(from: connection, keys: keys) }
         } catch {
             throw VaultError(underlying: error, files: files, diagnosis: CorruptionDiagnosis(files: files, keys: keys))
+        }
+    }
+}
+
+extension VaultOpener {
+    /// Completes a rekey that stopped after its header switch: the re-encrypted copy replaces
+    /// the database (roll forward), then the pending flag is cleared.
+    func finishRekey(_ header: VaultHeader, keys: VaultKeys) throws(VaultError) -> VaultHeader {
+        do {
+            if FileIO.exists(files.rekeyTemporary) { try files.promoteRekeyedCopy() }
+            var done = header
+            done.rekeyPending = false
+            let file = try HeaderFile(path: files.header, header: header, keys: keys)
+            try file.write(done, durable: true)
+            return file.current
+        } catch {
+            throw .io(error)
         }
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// What the vault holds right now, as read at open and kept current by every write.
-struct VaultState {
+package struct VaultState {
     var current: SessionRecord?
-    var tokens: StoredTokens
+    package var tokens: OpenedTokens
     var generation: UInt64
     var lastWallClock: Date
     var emptyReason: MissingReason
@@ -27,11 +27,11 @@ struct VaultState {
     static func emptied(_ state: VaultState) -> VaultState {
         var empty = state
         empty.current = nil
-        empty.tokens = StoredTokens()
+        empty.tokens = OpenedTokens()
         return empty
     }
 
-    var snapshot: VaultSnapshot {
+    package var snapshot: VaultSnapshot {
         guard let current else { return .empty(emptyReason) }
         return .session(current.session, lastWallClock: lastWallClock, serverClockOffset: serverClockOffset)
     }
@@ -43,32 +43,21 @@ struct VaultState {
     /// read first and starts the snapshot every row below is read from.
     static func load(from connection: Connection, keys: VaultKeys) throws -> VaultState {
         let dataVersion = try connection.scalarInt("PRAGMA data_version") ?? 0
-        let stateRow = try connection.cached("""
-            SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference, vault_id,
-                state_mac, refresh_not_before
-            FROM vault_state WHERE singleton = 1
-            """)
-        try stateRow.bind([])
-        defer { stateRow.reset() }
-        guard try stateRow.step() else { throw StateSeal.missingStateRow }
-        let currentID = stateRow.text(0)
-        let generation = stateRow.int64(1)
-        guard generation > 0 else { throw CorruptionReason(.invariantViolation, "generation \(generation) is not positive") }
-        var state = VaultState(
-            current: nil, tokens: StoredTokens(), generation: UInt64(generation),
-            lastWallClock: Date(unixMilliseconds: stateRow.int64(2)),
-            emptyReason: MissingReason(code: stateRow.text(3) ?? ""),
-            serverClockOffset: Double(stateRow.int64(4)) / 1000,
-            biometricPreference: stateRow.int64(5) != 0,
-            vaultID: stateRow.blob(6),
-            dataVersion: dataVersion)
-        // The seal's message, from the bytes these two statements read (see `StateSeal`).
+        // The seal's message, from the bytes the two rows are read from (see `StateSeal`).
         var sealed = StateSeal.Message()
-        for column: Int32 in [1, 6, 5, 0] { stateRow.withRawColumn(column) { sealed.append($0) } }
-        let storedSeal = stateRow.blob(7)
-        let notBefore = stateRow.int64(8)
-        state.refreshNotBefore = notBefore > 0 ? Date(unixMilliseconds: notBefore) : nil
-        stateRow.reset()
+        guard let row = try VaultStateRecord.read(from: connection, sealing: &sealed) else { throw StateSeal.missingStateRow }
+        let currentID = row.currentSessionID
+        guard row.generation > 0 else { throw CorruptionReason(.invariantViolation, "generation \(row.generation) is not positive") }
+        var state = VaultState(
+            current: nil, tokens: OpenedTokens(), generation: UInt64(row.generation),
+            lastWallClock: Date(unixMilliseconds: row.lastWallClock),
+            emptyReason: MissingReason(code: row.emptyReason),
+            serverClockOffset: Double(row.serverClockOffset) / 1000,
+            biometricPreference: row.biometricPreference,
+            vaultID: row.vaultID,
+            dataVersion: dataVersion)
+        let storedSeal = row.stateMAC
+        state.refreshNotBefore = row.refreshNotBefore > 0 ? Date(unixMilliseconds: row.refreshNotBefore) : nil
         if let currentID {
             let sessionRow = try connection.cached(SessionRecord.selectByID)
             try sessionRow.bind([.text(currentID)])
