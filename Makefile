@@ -6,7 +6,7 @@ APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config pyth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-warnings check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
+.PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-warnings check-format format check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
 # Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
 # venv for the test authorization server) when absent.
@@ -230,8 +230,20 @@ check-portability:
 check-warnings: deps
 	SESSIONVAULT_WARNINGS_AS_ERRORS=1 swift build --build-tests
 
-# What CI runs besides the test legs.
-check: check-portability check-layers check-warnings check-api docs check-readme
+# The layout swift-format (shipped with the toolchain) keeps, configured in .swift-format: the
+# library, the CLI, the test hosts, the tests, the benchmarks, the plugins and the fuzz harness.
+# Examples/ is left as written: its files are shown byte for byte in the README and the DocC
+# articles, laid out for reading there. `make format` rewrites the files in place.
+FORMATTED := Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Plugins Fuzz/Package.swift Fuzz/Sources
+check-format:
+	swift format lint --strict --recursive --parallel $(FORMATTED)
+
+format:
+	swift format format --in-place --recursive --parallel $(FORMATTED)
+
+# What CI runs besides the test legs. check-warnings last: its flag rebuilds our targets, and
+# nothing after it needs the ordinary build again.
+check: check-portability check-layers check-format check-api docs check-readme check-warnings
 
 # libFuzzer targets (Fuzz/, their own package: see Fuzz/Package.swift), each run for
 # FUZZ_SECONDS on a copy of its committed corpus (Fuzz/Corpus/<target>, never grown by a run)
