@@ -46,7 +46,7 @@ test: deps test-servers
 	swift test --skip-build --no-parallel --skip '$(HEAVY_SUITES)'
 	swift test --skip-build --no-parallel --filter '$(HEAVY_SUITES)'
 
-# The session histories alone (issue 26; `make test` runs them too, 200 histories of 20-40 steps):
+# The session histories alone (`make test` runs them too, 200 histories of 20-40 steps):
 # seeded random histories of an app and two extensions on one vault against a GoTrue-shaped
 # server with faults, clock moves and races, checked after every step. A failure prints its seed
 # and a shrunk step list; `HISTORY_SEED=n make histories` replays that one seed, step by step.
@@ -61,7 +61,7 @@ histories-soak: deps
 	HISTORY_COUNT=$${HISTORY_COUNT:-5000} HISTORY_STEPS=$${HISTORY_STEPS:-40-120} HISTORY_FIRST_SEED=$${HISTORY_FIRST_SEED:-1000} \
 		swift test --skip-build --filter SessionHistoryTests
 
-# The crash-state explorer alone (issue 25; `make test` runs it too, as part of the suite):
+# The crash-state explorer alone (`make test` runs it too, as part of the suite):
 # every state a power cut can leave in creation, store, rotate, sign-out, biometric, rekey, wipe
 # and recovery, opened by the library and the CLI. CRASH_STATES_SEED and CRASH_STATES_CAP
 # (states per workload, default 200) reproduce or widen a run.
@@ -99,7 +99,7 @@ test-sqlcipher4: sqlcipher4 test-servers
 	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --skip '$(HEAVY_SUITES)'
 	$(SQLCIPHER4_ENV) swift test --skip-build $(SQLCIPHER4_SWIFT_FLAGS) --no-parallel --filter '$(HEAVY_SUITES)'
 
-# The stand-in leg (issue 28): the whole suite and the README client built through the
+# The stand-in leg (the manifest's Apple branch on Linux): the whole suite and the README client built through the
 # manifest's Apple branch (SESSIONVAULT_APPLE_PACKAGES=1: SQLCipher's and swift-sodium's packages,
 # the CSQLCipher / CSodium shims re-exporting their modules, SQLITE_HAS_CODEC from the
 # importers' cSettings), on Linux. scripts/make-standins.sh makes local git repositories named
@@ -134,7 +134,7 @@ test-standins: standins test-servers
 	cd $(STANDINS_PACKAGE) && $(STANDINS_ENV) README_CLIENT_SWIFT_FLAGS="--config-path $(STANDINS)/config" ./scripts/readme-client.sh
 	$(MAKE) check-default-resolution
 
-# The default build resolves no Apple package (issue 28), whatever ran before it: fails if
+# The default build resolves no Apple package (an app on Linux needs neither), whatever ran before it: fails if
 # `swift package show-dependencies` here, without the switch, names either.
 check-default-resolution:
 	@mkdir -p $(STANDINS)
@@ -212,7 +212,7 @@ check-api: deps
 	python3 scripts/api_listing.py check
 
 # No Linux-only call in the library, the CLI or the test hosts outside an #if branch that has an
-# Apple counterpart, and no glibc branch without an Android (Bionic) one (issue 28).
+# Apple counterpart, and no glibc branch without an Android (Bionic) one.
 # The library's layers point one way (Secrets < Model < Storage < Crypto < Integrity < Vault <
 # Resume): fails when a lower folder names a type declared in a higher one, or when a
 # file of Vault/ or Resume/ names a table in SQL (each table's statements are its owner's).
@@ -298,7 +298,8 @@ check-tsan: deps test-servers
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	./scripts/sanitizer-run.sh thread .build-tsan --filter '$(TSAN_SUITES)'
 
-# Issue 16's hardening, run by CI after the test legs: both sanitizers and every fuzz target.
+# Hardening, run by CI after the test legs: memory errors and data races (both sanitizers) and
+# inputs no test wrote (every fuzz target).
 check-hard: check-asan check-tsan fuzz
 
 clean:

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// MARK: - SQLCipher and libsodium, per platform (issue 28)
+// MARK: - SQLCipher and libsodium, per platform
 //
 // The library's sources import two modules, `CSQLCipher` and `CSodium`, whatever provides them.
 //
@@ -88,7 +88,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // DPoP proofs (issue 29): P-256 signing (ES256) and SHA-256, from a well-kept library
+        // DPoP proofs (sender-constrained sessions): P-256 signing (ES256) and SHA-256, from a well-kept library
         // rather than hand-written curve code; on Apple platforms it forwards to CryptoKit.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `make docs`: swift package generate-documentation (DocC), warnings as errors.
@@ -181,7 +181,7 @@ let package = Package(
             // source tree (they are compared, not bundled).
             exclude: ["Snapshots"]
         ),
-        // The crash-state explorer (issue 25): VaultCrashHost's workloads recorded by an
+        // The crash-state explorer: VaultCrashHost's workloads recorded by an
         // LD_PRELOAD library (Tests/CrashStates/interposer.c, compiled by the test with cc),
         // replayed into every state a power cut can leave, each opened by the library and the CLI.
         .testTarget(
@@ -192,7 +192,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// MARK: - Warnings as errors, for our own builds only (issue 30)
+// MARK: - Warnings as errors, for our own builds only
 //
 // `make check-warnings` (CI) sets SESSIONVAULT_WARNINGS_AS_ERRORS=1: every Swift target of this
 // package (library, test doubles, CLI, test hosts, examples, tests) then compiles with

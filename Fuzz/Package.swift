@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The libFuzzer harness (issue 16), built and run by `make fuzz` from the repository root: one
+// The libFuzzer harness, built and run by `make fuzz` from the repository root: one
 // executable, `sessionvault-fuzz`, for every target `FuzzTarget.Name` lists (the one list of
 // them; `sessionvault-fuzz --list` prints it for the Makefile and scripts/fuzz.sh). Its own
 // package, depending on the library's package by path, so that the sanitizers (ASan and coverage

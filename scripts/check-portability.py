@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The library must not call what cannot exist on Apple platforms (issue 15, point 6).
+"""The library must not call what cannot exist on Apple platforms (an iOS build would
+fail where Linux passed).
 
 Scans Swift sources for Linux-only calls, constants, fields and modules (a list kept below:
 glibc/Linux system calls, flags and struct fields with no Darwin counterpart under that name,
@@ -7,7 +8,7 @@ glibc/Linux system calls, flags and struct fields with no Darwin counterpart und
 for Linux (`os(Linux)`, `canImport(Glibc)`, `os(Android)`, `canImport(Musl)`) whose `#if` group
 also has a branch for Apple platforms (`canImport(Darwin)`, `os(macOS)`, `os(iOS)`, … or a
 plain `#else`). And every `#if` group with a glibc branch (`canImport(Glibc)`, `os(Linux)`) has
-an Android one (`canImport(Android)`, `os(Android)`; issue 28): Android's C library is Bionic,
+an Android one (`canImport(Android)`, `os(Android)`): Android's C library is Bionic,
 imported as `Android`, and `os(Linux)` is false there, so a group without that branch leaves an
 Android build without the module or the call. Anything else is reported with its file and line;
 exit 1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stand-in leg's packages (issue 28, `make test-standins`): local git repositories named and
+# The stand-in leg's packages (`make test-standins`): local git repositories named and
 # shaped like the two packages the manifest's Apple branch declares, wrapping Debian's libraries
 # through pkg-config instead of XCFrameworks (which cannot link on Linux):
 #

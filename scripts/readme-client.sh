@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# "Done when a client package built from the README's text alone compiles and runs the whole
-# story against the local test server" (issue 15): builds a client package from the README's
+# The README must hold a working app: this builds a client package from the README's
 # manifest and the Swift blocks of the README and the DocC articles that
 # scripts/readme_examples.py names (readme_examples.py assemble), starts django-oauth-toolkit
 # (Tests/Servers/oauth, as the real-server tests do), and runs the story: first launch → login,

@@ -107,7 +107,7 @@ func runStory(_ server: StoryServer, directory: URL) async throws {
     let counts = try await server.counts()
     try expect(counts["authorization_code"] == 1 && counts["revoke"] == 1, "one code exchange and one revocation reached the server: \(counts)")
     // The server's access tokens live 5 s: used until they are due, never refreshed on every
-    // call (issue 24). Whether the story took longer than that on a busy machine decides
+    // call. Whether the story took longer than that on a busy machine decides
     // whether one refresh happened; more than one would be a storm.
     try expect((counts["refresh_token"] ?? 0) <= 1, "the short-lived access token was refreshed only when due: \(counts)")
     print("signed out: \(serverSaid); server saw \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
