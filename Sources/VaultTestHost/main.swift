@@ -297,7 +297,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             await vault.close()
             line("stored")
         case "dpop-resume-at":
-            // Issue 29: a process of a DPoP app (software proof key from the vault) resuming at a
+            // A process of a DPoP app (software proof key from the vault) resuming at a
             // fixed time; prints the outcome and the session's key thumbprint.
             guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
                 fail("dpop-resume-at needs a base URL and a time")
