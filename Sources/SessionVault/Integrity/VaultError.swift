@@ -77,3 +77,79 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension VaultError {
+    /// The one mapping of a key provider's refusal, used wherever the vault asks for a key
+    /// (open, create, rekey, wipe).
+    ///
+    /// A locked keystore (`unavailable`) is always "not now", with the provider's retry delay:
+    /// the caller retries and nothing is wiped. A missing or damaged key means the vault can
+    /// never be opened again only when it is the key of a vault that exists (`existingVault`):
+    /// then it is `corrupted(.keyMissing)`. Everything else keeps the provider's own words.
+    init(_ error: KeyProviderError, existingVault: Bool) {
+        switch error {
+        case .unavailable(let retryAfter, let detail):
+            self = .unavailable(retryAfter: retryAfter, detail: detail)
+        case .missing(let detail) where existingVault:
+            self = .corrupted(CorruptionReason(.keyMissing, detail))
+        // A key file of ours (our magic and version) whose checksum or size is wrong no longer
+        // holds the key: it is lost as surely as if the key file were deleted. The recovery does
+        // not destroy such a file (it cannot be verified): it moves it aside. A file that is not
+        // a key file of ours is `.misconfigured` and stays `.keyProvider`.
+        case .invalid(let detail) where existingVault:
+            self = .corrupted(CorruptionReason(.keyMissing, "the key is damaged: \(detail)"))
+        default:
+            self = .keyProvider(error)
+        }
+    }
+}
+
+extension VaultError {
+    /// The one mapping of a migrator's refusal: what damage it means, or a newer library's
+    /// format that is not damage at all.
+    /// - Parameter classifying: how an engine failure met while migrating is read (at open,
+    ///   with the key at hand to tell a wrong key from damage).
+    init(_ error: MigrationError, classifying: (SQLiteError) -> VaultError) {
+        switch error {
+        case .checksumMismatch: self = .corrupted(CorruptionReason(.migrationChecksumMismatch, error.description))
+        // Future migrations without a format marker (every library that writes a newer schema
+        // records one): the history cannot be trusted, reported as corrupted(.futureSchema), and
+        // recovery wipes it.
+        case .futureSchema: self = .corrupted(CorruptionReason(.futureSchema, error.description))
+        // A newer library's format that this one cannot read: not damage; Vault.open sets it aside.
+        case .newerFormat(let readableSince, let newestKnown):
+            self = .newerFormat(NewerVaultFormat(readableSince: readableSince, newestKnown: newestKnown))
+        case .malformedHistory: self = .corrupted(CorruptionReason(.structuralDamage, error.description))
+        case .sqlite(let sqliteError): self = classifying(sqliteError)
+        case .completionFailed: self = .corrupted(CorruptionReason(.invariantViolation, error.description))
+        }
+    }
+}
+
+extension VaultError {
+    /// The one mapping of a failure from the layers below a vault operation (a statement, a page
+    /// check, a record, a migration, a file, libsodium) to what the caller is told: a full disk
+    /// is `storageFull`, an engine error is classified against the vault's files (damage, busy,
+    /// misconfiguration), and anything no operation can produce is an `internalFault`, never the
+    /// caller's `invalidArgument`.
+    /// - Parameter diagnosis: given where the keys are at hand (an open), damage is looked at
+    ///   closer: which page, a wrong key or truncation; without it only the codes are read.
+    init(underlying error: any Error, files: VaultFiles, diagnosis: CorruptionDiagnosis? = nil) {
+        let classify: (SQLiteError) -> VaultError = { error in
+            if error.isOutOfSpace { return .storageFull(error.description) }
+            return diagnosis?.classify(error) ?? CorruptionDiagnosis.classify(error, files: files)
+        }
+        switch error {
+        case let error as VaultError: self = error
+        case let error as SQLiteError: self = classify(error)
+        case is PageAuthenticationFailure:
+            self = .corrupted(diagnosis?.damagedPageFinding().map { CorruptionReason(.damagedPage, $0.detail) }
+                              ?? CorruptionReason(.damagedPage, "a page failed authentication (HMAC) when it was read"))
+        case let error as CorruptionReason: self = .corrupted(error)
+        case let error as MigrationError: self = VaultError(error, classifying: classify)
+        case let error as FileIOError: self = .io(error)
+        case let error as CryptoError: self = .crypto(error)
+        default: self = .internalFault("\(error)")
+        }
+    }
+}

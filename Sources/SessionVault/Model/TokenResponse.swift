@@ -176,3 +176,64 @@ public enum TokenResponseError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 }
+
+extension TokenResponse {
+    /// This response with the identity the app supplies: for a plain RFC 6749 response (opaque
+    /// tokens, no `user`, no `sub`), where the app knows who just signed in and the server does
+    /// not say.
+    ///
+    /// Fields the app leaves nil are filled from what the response carries (claims of a JWT
+    /// access or ID token), if anything. A response that names a different subject is refused
+    /// with `.invalidField("sub")`: the tokens would belong to someone else than the app thinks.
+    public func identified(as identity: SessionIdentity) throws(TokenResponseError) -> TokenResponse {
+        var merged = identity
+        if let stated = self.identity {
+            guard stated.subject == identity.subject else { throw .invalidField("sub") }
+            merged.issuer = identity.issuer ?? stated.issuer
+            merged.tenant = identity.tenant ?? stated.tenant
+            merged.email = identity.email ?? stated.email
+            merged.displayName = identity.displayName ?? stated.displayName
+            if identity.roles.isEmpty { merged.roles = stated.roles }
+            if identity.metadataJSON == "{}" { merged.metadataJSON = stated.metadataJSON }
+        }
+        var copy = self
+        copy.identity = merged
+        return copy
+    }
+}
+
+/// Expiry times of a token response, computed against the local time of receipt.
+struct TokenTimes {
+    /// The receipt time: what the access token's lifetime is measured from.
+    let accessIssuedAt: Int64
+    let accessExpiresAt: Int64?
+    let serverExpiresAt: Int64?
+    let refreshExpiresAt: Int64
+    let absoluteDeadline: Int64?
+
+    // Saturating arithmetic throughout: the inputs are a server's numbers (range-checked by
+    // `TokenResponse.checkRanges`, but a caller may build a response by hand), the app's clock
+    // and its policy; none of them may trap the process after a refresh token was spent.
+    init(_ response: TokenResponse, receivedAt now: Date, policy: ResumePolicy, serverClockOffset: TimeInterval) {
+        let receipt = now.unixMilliseconds
+        if let expiresIn = response.expiresIn {
+            accessExpiresAt = UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: expiresIn))
+        } else if let expiresAt = response.expiresAt {
+            // Only a server time is known: move it onto the local clock.
+            accessExpiresAt = UnixMilliseconds.sum(UnixMilliseconds.from(seconds: expiresAt), -UnixMilliseconds.from(seconds: serverClockOffset))
+        } else {
+            // No lifetime stated anywhere (no expires_in, expires_at or JWT exp): the policy's
+            // stated default, never "no expiry", which read as "no access token" and asked for a
+            // refresh on every call.
+            accessExpiresAt = UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: policy.assumedAccessTokenLifetime))
+        }
+        accessIssuedAt = receipt
+        serverExpiresAt = response.expiresAt.map { UnixMilliseconds.from(seconds: $0) }
+        // Never before the receipt: the next open refuses a refresh expiry before the issue time
+        // as damage (`SessionRecord.checkInvariants`), so what is written here must satisfy it.
+        let refreshLifetime = response.refreshExpiresIn.map { UnixMilliseconds.from(seconds: $0) }
+            ?? UnixMilliseconds.from(seconds: policy.refreshTokenLifetime)
+        refreshExpiresAt = UnixMilliseconds.sum(receipt, max(refreshLifetime, 0))
+        absoluteDeadline = policy.absoluteLifetime.map { UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: $0)) }
+    }
+}

@@ -95,3 +95,81 @@ package struct AuthErrorBody {
         }
     }
 }
+
+extension AuthErrorBody {
+    /// A delay stated only in words, as seed 001's GoTrue contract does: "Please try again in 60
+    /// seconds", "Retry after 60 seconds". The first number followed by "second(s)" in any
+    /// message; nil when there is none or it does not fit.
+    var retryAfterInText: TimeInterval? {
+        for message in messages {
+            let words = message.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            for (index, word) in words.enumerated() where index + 1 < words.count {
+                guard words[index + 1].hasPrefix("second"), word.count <= 9, let seconds = Int(word) else { continue }
+                return TimeInterval(seconds)
+            }
+        }
+        return nil
+    }
+
+    /// The token endpoint's refusal of a sign-in (password grant or code exchange), classified.
+    /// - Parameter codeExchange: an `invalid_grant` then refuses the code, not the credentials.
+    static func classifySignInFailure(status: Int, body: Data, retryAfterHeader: String?, codeExchange: Bool) -> SignInError {
+        let parsed = AuthErrorBody(body)
+        let code = (parsed.error ?? parsed.errorCode)?.lowercased()
+        switch status {
+        case 429:
+            let header = retryAfterHeader.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            let delay = boundedDelay(parsed.retryAfter) ?? boundedDelay(header) ?? boundedDelay(parsed.retryAfterInText) ?? 60
+            return .rateLimited(retryAfter: delay)
+        case 400, 401, 403, 422:
+            if let client = parsed.clientErrorCode { return .clientRejected(error: client) }
+            if code == "invalid_grant" || parsed.errorCode?.lowercased() == "invalid_credentials" {
+                return codeExchange ? .codeRejected : .invalidCredentials
+            }
+            // GoTrue answers a missing or wrong `apikey` with 401 and no OAuth code.
+            if status == 401 && code == nil { return .clientRejected(error: "unauthorized") }
+            return .rejected(error: SignInError.errorCode(parsed.errorCode ?? parsed.error))
+        default:
+            return .serverError(status: status)
+        }
+    }
+}
+
+extension AuthErrorBody {
+    /// GoTrue `POST /logout`, classified by what the server holds afterwards.
+    ///
+    /// Only an answer that names the session or user as unknown is `.alreadyEnded`: GoTrue
+    /// answers an access token it will not accept (expired, bad signature) with 401 or 403 too,
+    /// before it looks at the session, and then the session lives on (`.accessTokenRejected`).
+    static func classifyLogout(status: Int, body: Data) -> ServerSignOut {
+        switch status {
+        case 200..<300:
+            return .ended
+        case 404:
+            return .alreadyEnded
+        case 401, 403:
+            let text = AuthErrorBody(body).allTextLowercased
+            let gone = ["session_not_found", "user_not_found", "session not found", "user not found", "does not exist"]
+            return text.contains { line in gone.contains { line.contains($0) } } ? .alreadyEnded : .accessTokenRejected
+        default:
+            return .failed("the server answered \(status)")
+        }
+    }
+
+    /// RFC 7009 revocation. 200 is the only answer that leaves nothing to revoke (the server
+    /// answers 200 for a token it does not know too, §2.2). A refused client (401, or
+    /// `invalid_client` / `unauthorized_client`) revoked nothing.
+    static func classifyRevocation(status: Int, body: Data) -> ServerSignOut {
+        if (200..<300).contains(status) { return .ended }
+        let parsed = AuthErrorBody(body)
+        if let code = parsed.clientErrorCode { return .clientRejected(code) }
+        if status == 401 { return .clientRejected("status 401") }
+        if let error = parsed.error, error.count <= 64, error.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_") }) {
+            return .failed("the server answered \(status) \(error)")
+        }
+        return .failed("the server answered \(status)")
+    }
+
+    /// Every text of the body, lowercased (error, code, messages).
+    var allTextLowercased: [String] { ([error, errorCode].compactMap { $0 } + messages).map { $0.lowercased() } }
+}
