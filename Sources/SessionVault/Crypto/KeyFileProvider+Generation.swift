@@ -29,7 +29,8 @@ extension KeyFileProvider {
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {
         do {
             // Non-blocking and type-checked: this runs after a write's commit, inside its
-            // structure lock, and a FIFO here blocked the open for good (issue 25, point 5).
+            // structure lock, and a FIFO planted where the record belongs blocked the open for
+            // good.
             let descriptor = try FileIO.openRegularFile(generationRecordPath, O_WRONLY | O_CREAT)
             defer { close(descriptor) }
             let written = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }

@@ -143,7 +143,7 @@ extension ResumeManager {
                 return await endSession(vault, reason: .refreshedForAnotherSubject, sessionID: session.id, version: session.tokenVersion)
             }
             // Signed out (or replaced) while the request was out: the server holds a session
-            // for these new tokens; end it rather than drop them (issue 24, point 8).
+            // for these new tokens; end it rather than drop them (a sign-out must end what it can).
             if case .failure(.staleSession) = rotation { await endOrphanedRotation(vault, refreshed, sessionID: session.id, prover: prover) }
             if case .failure(let error) = rotation { throw error }
             return await outcomeWithoutRefresh(vault)
