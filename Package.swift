@@ -34,43 +34,48 @@ let useApplePackages: Bool = {
 }()
 
 /// The packages that provide the two C libraries on Apple platforms (none elsewhere).
-let cLibraryPackages: [Package.Dependency] = useApplePackages ? [
-    // Product and module `SQLCipher`; 4.x: our pinned settings read and write 3.4.1's format.
-    .package(url: "https://github.com/sqlcipher/SQLCipher.swift.git", "4.14.0"..<"5.0.0"),
-    // Product and module `Clibsodium`.
-    .package(url: "https://github.com/jedisct1/swift-sodium.git", from: "0.10.0"),
-] : []
+let cLibraryPackages: [Package.Dependency] =
+    useApplePackages
+    ? [
+        // Product and module `SQLCipher`; 4.x: our pinned settings read and write 3.4.1's format.
+        .package(url: "https://github.com/sqlcipher/SQLCipher.swift.git", "4.14.0"..<"5.0.0"),
+        // Product and module `Clibsodium`.
+        .package(url: "https://github.com/jedisct1/swift-sodium.git", from: "0.10.0")
+    ] : []
 
 /// `sqlite3_key` and `sqlite3_rekey` are declared only when the importer defines it: SQLCipher's
 /// package header leaves it to the consumer (our system shim defines it itself).
 let sqlCipherDefines: [CSetting] = [.define("SQLITE_HAS_CODEC", to: "1")]
 
 /// The two targets every SQLCipher or libsodium call goes through.
-let cLibraryTargets: [Target] = useApplePackages ? [
-    .target(
-        name: "CSQLCipher",
-        dependencies: [.product(name: "SQLCipher", package: "SQLCipher.swift")],
-        path: "Sources/ApplePackages/CSQLCipher",
-        cSettings: sqlCipherDefines
-    ),
-    .target(
-        name: "CSodium",
-        dependencies: [.product(name: "Clibsodium", package: "swift-sodium")],
-        path: "Sources/ApplePackages/CSodium"
-    ),
-] : [
-    // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
-    .systemLibrary(
-        name: "CSQLCipher",
-        pkgConfig: "sqlcipher",
-        providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
-    ),
-    .systemLibrary(
-        name: "CSodium",
-        pkgConfig: "libsodium",
-        providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
-    ),
-]
+let cLibraryTargets: [Target] =
+    useApplePackages
+    ? [
+        .target(
+            name: "CSQLCipher",
+            dependencies: [.product(name: "SQLCipher", package: "SQLCipher.swift")],
+            path: "Sources/ApplePackages/CSQLCipher",
+            cSettings: sqlCipherDefines
+        ),
+        .target(
+            name: "CSodium",
+            dependencies: [.product(name: "Clibsodium", package: "swift-sodium")],
+            path: "Sources/ApplePackages/CSodium"
+        )
+    ]
+    : [
+        // C libraries from the system (apt: libsqlcipher-dev, libsodium-dev).
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        )
+    ]
 
 let package = Package(
     name: "SessionVault",
@@ -83,7 +88,7 @@ let package = Package(
         .executable(name: "sessionvault", targets: ["sessionvault"]),
         // The fuzz harness's entry points, for the fuzz package in Fuzz/ only: underscored, as
         // swift-crypto's `_CryptoExtras`, because it is no API an app uses or may rely on.
-        .library(name: "_SessionVaultFuzzing", targets: ["_SessionVaultFuzzing"]),
+        .library(name: "_SessionVaultFuzzing", targets: ["_SessionVaultFuzzing"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -92,7 +97,7 @@ let package = Package(
         // rather than hand-written curve code; on Apple platforms it forwards to CryptoKit.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // `make docs`: swift package generate-documentation (DocC), warnings as errors.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ] + cLibraryPackages,
     targets: cLibraryTargets + [
         // The CLI's guard against core dumps (prctl is variadic: a static inline C function).
@@ -113,7 +118,7 @@ let package = Package(
                 "CSQLCipher",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             cSettings: sqlCipherDefines,
             plugins: ["EmbedMigrations"]
@@ -134,7 +139,7 @@ let package = Package(
             dependencies: [
                 "SessionVault",
                 "CProcessGuard",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // Child processes for the tests that need a second process or a SIGKILL.
@@ -166,7 +171,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SessionVaultTests",
-            dependencies: ["SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "SessionVault", "SessionVaultTesting", "SessionVaultTestSupport", "CSQLCipher", "CSodium", .product(name: "Logging", package: "swift-log")
+            ],
             cSettings: sqlCipherDefines
         ),
         .testTarget(
@@ -187,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "CrashStateTests",
             dependencies: ["SessionVault", "SessionVaultTestSupport"]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

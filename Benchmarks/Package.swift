@@ -10,7 +10,7 @@ let package = Package(
         // Named explicitly: a path dependency's identity is otherwise its folder's name, which
         // differs between checkouts.
         .package(name: "SessionVault", path: ".."),
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
     ],
     targets: [
         // Raw SQLCipher for the baselines and fixtures (the root package's CSQLCipher and
@@ -33,7 +33,7 @@ let package = Package(
                 // InMemoryKeyProvider: the suite keys its fixtures in memory.
                 .product(name: "SessionVaultTesting", package: "SessionVault"),
                 "CSQLCipherBench",
-                "CSodiumBench",
+                "CSodiumBench"
             ]
         ),
         // One scenario in a loop, for `valgrind --tool=callgrind` and `strace -c` (see README).
@@ -41,7 +41,7 @@ let package = Package(
             name: "SessionVaultProfile",
             dependencies: [
                 .product(name: "SessionVault", package: "SessionVault"),
-                "BenchFixtures",
+                "BenchFixtures"
             ]
         ),
         .executableTarget(
@@ -50,13 +50,13 @@ let package = Package(
                 .product(name: "SessionVault", package: "SessionVault"),
                 .product(name: "SessionVaultTesting", package: "SessionVault"),
                 .product(name: "Benchmark", package: "benchmark"),
-                "BenchFixtures",
+                "BenchFixtures"
             ],
             path: "Benchmarks/SessionVaultBenchmarks",
             plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

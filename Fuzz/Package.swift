@@ -14,7 +14,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         // Named explicitly: a path dependency's identity is otherwise its folder's name.
-        .package(name: "SessionVault", path: ".."),
+        .package(name: "SessionVault", path: "..")
     ],
     targets: [
         // The harness around the entry points: the libFuzzer callback, seed writing, the exit report.
@@ -32,7 +32,7 @@ let package = Package(
             // -sanitize=fuzzer would also reach the library's build tool (the migration
             // embedder) and fail its link with a second `main`.
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -110,7 +110,9 @@ enum CrashWorkload: String, CaseIterable {
 
     /// The pair for sequence `n`: refresh `R-<n>`, access `A-<n>`, an hour to live.
     func tokens(_ sequence: Int) throws -> TokenResponse {
-        TokenResponse(accessToken: try Token("A-\(sequence)"), expiresIn: 3600, refreshToken: try Token("R-\(sequence)"), identity: SessionIdentity(subject: "crash-user"))
+        TokenResponse(
+            accessToken: try Token("A-\(sequence)"), expiresIn: 3600, refreshToken: try Token("R-\(sequence)"), identity: SessionIdentity(subject: "crash-user")
+        )
     }
 
     struct Unexpected: Error, CustomStringConvertible {

@@ -71,7 +71,8 @@ func currentSequence(_ vault: Vault) async throws -> Int {
     let refreshText = refresh.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
     let accessText = access.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
     guard refreshText.hasPrefix("R-"), accessText.hasPrefix("A-"),
-          let sequence = Int(refreshText.dropFirst(2)), Int(accessText.dropFirst(2).prefix { $0 != "." }) == sequence else {
+        let sequence = Int(refreshText.dropFirst(2)), Int(accessText.dropFirst(2).prefix { $0 != "." }) == sequence
+    else {
         fail("the vault holds a mixed or unknown token pair", status: 3)
     }
     return sequence
@@ -105,7 +106,11 @@ final class ReachedCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     var count: Int { lock.withLock { value } }
-    func increment() -> Int { lock.withLock { value += 1; return value } }
+    func increment() -> Int {
+        lock.withLock {
+            value += 1; return value
+        }
+    }
 }
 
 func describe(_ error: any Error) -> String {

@@ -95,7 +95,8 @@ func describe(_ outcome: ResumeOutcome) -> String {
 }
 
 func signIn(_ refreshToken: String) throws -> TokenResponse {
-    let json = #"{"access_token":"access-\#(refreshToken)","token_type":"bearer","expires_in":3600,"refresh_token":"\#(refreshToken)","user":{"id":"user-123"}}"#
+    let json =
+        #"{"access_token":"access-\#(refreshToken)","token_type":"bearer","expires_in":3600,"refresh_token":"\#(refreshToken)","user":{"id":"user-123"}}"#
     return try TokenResponse(json: Data(json.utf8))
 }
 
@@ -147,12 +148,14 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
             step = "open"
             let vault = try Vault.open(at: path, keyProvider: keys, logger: hostLogger)
             step = "store"
-            let signIn = #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
+            let signIn =
+                #"{"access_token":"a-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r-\#(tag)-\#(round)","user":{"id":"\#(tag)"}}"#
             let stored = try await vault.store(TokenResponse(json: Data(signIn.utf8)))
             step = "rotate"
             let rotation = #"{"access_token":"a2-\#(tag)-\#(round)","token_type":"bearer","expires_in":3600,"refresh_token":"r2-\#(tag)-\#(round)"}"#
             do {
-                let rotated = try await vault.rotate(TokenResponse(json: Data(rotation.utf8)), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
+                let rotated = try await vault.rotate(
+                    TokenResponse(json: Data(rotation.utf8)), expectedSessionID: stored.id, expectedVersion: stored.tokenVersion)
                 line("rotated \(tag) \(round) v\(rotated.tokenVersion)")
             } catch VaultError.staleSession {
                 // Another process signed in or out in between: its state is newer, as it should be.
@@ -175,8 +178,9 @@ func churn(path: String, keys: KeyFileProvider, rounds: Int, tag: String) async 
 /// Many API calls in one process asking for a token at once (AppAuth-iOS #716): one manager,
 /// `count` concurrent calls. Only counts and a fingerprint are printed, never a token.
 func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) async {
-    let manager = ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
-                                logger: hostLogger, refreshWaitLimit: 60)
+    let manager = ResumeManager(
+        path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: baseURL, apiKey: "anon", timeout: 120),
+        logger: hostLogger, refreshWaitLimit: 60)
     // Lets the test hold the server's answer until every process is asking.
     line("ready")
     let results: [(text: String?, outcome: String)] = await withTaskGroup(of: (String?, String).self) { group in
@@ -184,8 +188,10 @@ func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) 
             group.addTask {
                 switch await manager.freshAccessToken() {
                 case .token(let token, let session):
-                    return (token.withRevealedBytes { String(decoding: $0, as: UTF8.self) },
-                            "\(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)")
+                    return (
+                        token.withRevealedBytes { String(decoding: $0, as: UTF8.self) },
+                        "\(session.refreshTokenFingerprint?.hex ?? "-") v\(session.tokenVersion)"
+                    )
                 case .sessionEnded(let reason, _): return (nil, "sessionEnded \(reason.code)")
                 case .offline: return (nil, "offline")
                 case .locked: return (nil, "locked")
@@ -270,8 +276,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let waitLimit = arguments.count == 6 ? TimeInterval(arguments[5]) : nil
             // A long request timeout: a test may hold this process stopped (SIGSTOP) while its request
             // is out, and the answer must still be read once it runs again.
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
-                                        logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                logger: hostLogger, refreshWaitLimit: waitLimit ?? 10)
             line(describe(await manager.resume()))
         case "background-at":
             guard arguments.count == 6, let url = URL(string: arguments[4]), let seconds = TimeInterval(arguments[5]) else {
@@ -280,8 +287,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             // The histories' policy (a 30-minute idle lock; background work is not held by it).
             var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon-key", timeout: 120),
-                                        policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon-key", timeout: 120),
+                policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger)
             switch await manager.backgroundAccessToken() {
             case .token: line("token")
             case .sessionEnded(let reason, _): line("ended \(reason.code)")
@@ -304,9 +312,10 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             var policy = ResumePolicy()
             policy.idleTimeout = nil
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
-                                        policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
-                                        dpop: DPoPConfiguration())
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon", timeout: 120),
+                policy: policy, clock: { Date(timeIntervalSince1970: seconds) }, logger: hostLogger,
+                dpop: DPoPConfiguration())
             let outcome = await manager.resume()
             if case .home(let session) = outcome {
                 line("\(describe(outcome)) jkt \(session.proofKeyThumbprint ?? "-")")
@@ -323,8 +332,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             var policy = ResumePolicy()
             policy.idleTimeout = 30 * 60
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
-                                        policy: policy, clock: { gate.now() }, logger: logger)
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
+                policy: policy, clock: { gate.now() }, logger: logger)
             if arguments[6] == "resume" {
                 line(describe(await manager.resume()))
             } else {
@@ -342,8 +352,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             let logger = Logger(label: "VaultTestHost") { label in
                 MultiplexLogHandler([GateArmingLogHandler(gate: gate)] + (hostLogger.map { [$0.handler] } ?? []))
             }
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
-                                        clock: { gate.now() }, logger: logger)
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"),
+                clock: { gate.now() }, logger: logger)
             line(describe(await manager.resume()))
         case "oauth-resume":
             guard arguments.count == 7, let url = URL(string: arguments[4]), let offset = TimeInterval(arguments[6]) else {
@@ -354,8 +365,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             var policy = ResumePolicy()
             policy.minimumAccessTTL = 0
             policy.idleTimeout = nil
-            let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
-                                        policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
+            let manager = ResumeManager(
+                path: arguments[2], keyProvider: keys, refresher: OAuth2Refresher(tokenEndpoint: url, clientID: arguments[5], timeout: 60),
+                policy: policy, clock: { Date().addingTimeInterval(offset) }, refreshWaitLimit: 60)
             line(describe(await manager.resume()))
         case "rotate":
             guard arguments.count == 5 else { fail("rotate needs a refresh token") }
@@ -366,7 +378,8 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
         case "store":
             guard arguments.count == 5 else { fail("store needs a refresh token") }
             let vault = try Vault.open(at: arguments[2], keyProvider: keys, create: true)
-            let json = #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
+            let json =
+                #"{"access_token":"access-\#(arguments[4])","token_type":"bearer","expires_in":3600,"refresh_token":"\#(arguments[4])","user":{"id":"host-user"}}"#
             let session = try await vault.store(TokenResponse(json: Data(json.utf8)))
             line("stored \(session.refreshTokenFingerprint?.hex ?? "-")")
         case "open":
@@ -451,7 +464,9 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             }
             reader.cancel()
         case "create-and-store":
-            guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else { fail("create-and-store needs a start file and a refresh token") }
+            guard arguments.count == 6, let url = URL(string: "http://127.0.0.1:9/auth/v1") else {
+                fail("create-and-store needs a start file and a refresh token")
+            }
             line("ready")
             try await waitForFile(arguments[4])
             let manager = ResumeManager(path: arguments[2], keyProvider: keys, refresher: GoTrueRefresher(baseURL: url, apiKey: "anon"))

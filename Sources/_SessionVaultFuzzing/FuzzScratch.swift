@@ -19,8 +19,9 @@ final class FuzzScratch: @unchecked Sendable {
 
     private init() {
         let base = (NSTemporaryDirectory() as NSString).appendingPathComponent("sessionvault-fuzz-\(getpid())-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: base, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         directory = base
     }
 

@@ -29,7 +29,8 @@ extension FuzzTarget {
         if mode & 1 == 1 { return generationRecord(bytes, keyPath: path) }
         guard scratch.put(bytes, at: path) else { return "setup: the key file could not be written" }
         let provider = KeyFileProvider(path: path)
-        let ours = bytes.count >= KeyFileProvider.magic.count + 1
+        let ours =
+            bytes.count >= KeyFileProvider.magic.count + 1
             && Array(bytes.prefix(KeyFileProvider.magic.count)) == KeyFileProvider.magic
             && bytes[KeyFileProvider.magic.count] == KeyFileProvider.version
         let shredded = bytes.count == KeyFileProvider.fileSize && bytes.allSatisfy { $0 == 0 }

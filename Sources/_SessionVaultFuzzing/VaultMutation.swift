@@ -69,7 +69,9 @@ struct VaultMutation: Equatable {
         case .truncate: kindCode = 1
         case .flip(let bytes): kindCode = 2; tail = [UInt8(truncatingIfNeeded: bytes.count)] + bytes
         }
-        return [UInt8(truncatingIfNeeded: kindCode * 3 + file.rawValue), UInt8(truncatingIfNeeded: offset),
-                UInt8(truncatingIfNeeded: offset >> 8), UInt8(truncatingIfNeeded: offset >> 16)] + tail
+        return [
+            UInt8(truncatingIfNeeded: kindCode * 3 + file.rawValue), UInt8(truncatingIfNeeded: offset),
+            UInt8(truncatingIfNeeded: offset >> 8), UInt8(truncatingIfNeeded: offset >> 16)
+        ] + tail
     }
 }

@@ -57,8 +57,10 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         let keyPath = (made as NSString).appendingPathComponent(Self.keyName)
         let provider = try KeyFileProvider.create(at: keyPath)
         let files = VaultFiles(database: database)
-        let sources: [(String, String)] = [("db", database), ("wal", files.wal), ("header", files.header),
-                                           ("key", keyPath), ("generation", provider.generationRecordPath)]
+        let sources: [(String, String)] = [
+            ("db", database), ("wal", files.wal), ("header", files.header),
+            ("key", keyPath), ("generation", provider.generationRecordPath)
+        ]
         let captured = FuzzAwait.run { () async throws -> [[UInt8]?] in
             let first = try Vault.open(at: database, keyProvider: provider)
             try await first.store(Self.response(1, identity: SessionIdentity(subject: "fuzz-user", email: "fuzz@example.org")))
@@ -88,8 +90,10 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         // The committed state: the unchanged copy, opened the same way every input is.
         let baseline = try openCopy(mutations: [])
         guard case .valid(let session) = baseline.path, session.tokenVersion == 2, let refresh = baseline.refresh, let access = baseline.access,
-              refresh == Array(Self.refresh(2).utf8), access == Array(Self.access(2).utf8) else {
-            throw FuzzSetupError(detail: "the unchanged copy did not open as valid with the rotated session (\(baseline.path.map { "\($0)" } ?? baseline.outcome))")
+            refresh == Array(Self.refresh(2).utf8), access == Array(Self.access(2).utf8)
+        else {
+            throw FuzzSetupError(
+                detail: "the unchanged copy did not open as valid with the rotated session (\(baseline.path.map { "\($0)" } ?? baseline.outcome))")
         }
         committedValue = Committed(session: session, refresh: refresh, access: access)
     }
@@ -140,10 +144,11 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         do {
             let opened = try VaultOpener(files: files, keyProvider: provider, now: now, create: false).open()
             let path = ResumeDecision.decide(opened.state.snapshot, now: now, policy: ResumePolicy())
-            return Answer(path: path,
-                          refresh: opened.state.tokens.refresh.map { $0.withRevealedBytes { Array($0) } },
-                          access: opened.state.tokens.access.map { $0.withRevealedBytes { Array($0) } },
-                          outcome: path.name + (path.reason.isEmpty ? "" : "(\(path.reason))"))
+            return Answer(
+                path: path,
+                refresh: opened.state.tokens.refresh.map { $0.withRevealedBytes { Array($0) } },
+                access: opened.state.tokens.access.map { $0.withRevealedBytes { Array($0) } },
+                outcome: path.name + (path.reason.isEmpty ? "" : "(\(path.reason))"))
         } catch {
             var answer = Answer(path: nil, refresh: nil, access: nil, outcome: Self.name(of: error))
             // A refused vault is left as it was found: above all, its write-ahead log is never
@@ -152,7 +157,8 @@ final class VaultOpenFuzzer: @unchecked Sendable {
                 guard let before = written[target] else { continue }
                 let after = try? FileIO.read(target)
                 if after != before {
-                    answer.changedOnRefusal.append("\(target == files.wal ? "wal" : "db") (\(before.count) bytes, now \(after.map { "\($0.count)" } ?? "gone"))")
+                    answer.changedOnRefusal.append(
+                        "\(target == files.wal ? "wal" : "db") (\(before.count) bytes, now \(after.map { "\($0.count)" } ?? "gone"))")
                 }
             }
             return answer

@@ -50,8 +50,10 @@ struct CLIFailure: Error, CustomStringConvertible {
     /// (with `json`, also `{"error": {"message", "status"}}` on stdout, so a script reading
     /// stdout always gets one JSON object); a non-zero status returned by the body exits with
     /// it. Usage errors pass through to ArgumentParser (exit 64 with the help hint).
-    static func reporting(_ console: Console, keyStatus: Int32 = CLIFailure.keyProblem, json: Bool = false,
-                          _ body: () async throws -> Int32) async throws {
+    static func reporting(
+        _ console: Console, keyStatus: Int32 = CLIFailure.keyProblem, json: Bool = false,
+        _ body: () async throws -> Int32
+    ) async throws {
         let status: Int32
         func fail(_ message: String, _ code: Int32) -> ExitCode {
             console.error(message)

@@ -31,7 +31,7 @@ struct SessionVaultCommand: AsyncParsableCommand {
         subcommands: [
             KeygenCommand.self, ImportCommand.self, ResumeCommand.self, InspectCommand.self, VerifyCommand.self,
             EventsCommand.self, LogoutCommand.self, BiometricCommand.self, RekeyCommand.self, WipeCommand.self,
-            ExportKeyCommand.self, DemoCommand.self,
+            ExportKeyCommand.self, DemoCommand.self
         ])
 
     /// Before any argument is parsed or key read: a crash must not leave the key in a core file.

@@ -49,8 +49,9 @@ extension CorruptionRecovery {
                 let sequence = try #require(pair, "round \(round): unexpected refresh token form")
                 #expect(refresh == "R-\(sequence)" && access == "A-\(sequence)", "round \(round): a mixed pair")
                 // A rotate whose commit became durable just before the kill has not been printed.
-                #expect(sequence == lastCommitted || sequence == lastCommitted + 1,
-                        "round \(round): pair \(sequence) after committed \(lastCommitted)")
+                #expect(
+                    sequence == lastCommitted || sequence == lastCommitted + 1,
+                    "round \(round): pair \(sequence) after committed \(lastCommitted)")
                 #expect(try await vault.currentSession()?.tokenVersion == Int64(sequence) + 1)
                 #expect(try await vault.verify().intact, "round \(round): damage after a kill")
                 await vault.close()

@@ -33,20 +33,26 @@ extension CorruptionRecovery {
 
         /// The app's launch on the remains: a login screen (never "unavailable"), then a sign-in
         /// that works and is found again by the next launch.
-        static func expectAppRecovers(_ fixture: DamageFixture, reason expected: CorruptionKind,
-                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                        refresher: GoTrueRefresher(baseURL: unreachable, apiKey: "anon"))
+        static func expectAppRecovers(
+            _ fixture: DamageFixture, reason expected: CorruptionKind,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws {
+            let manager = ResumeManager(
+                path: fixture.path, keyProvider: fixture.keys,
+                refresher: GoTrueRefresher(baseURL: unreachable, apiKey: "anon"))
             let outcome = await manager.resume()
-            #expect(outcome == .login(reason: .wipedAfterCorruption(expected), showExpiredMessage: false),
-                    "launch on an interrupted wipe: \(outcome)", sourceLocation: sourceLocation)
-            #expect(Vault.tombstone(at: fixture.path)?.reason == expected, "the tombstone keeps the first wipe's reason",
-                    sourceLocation: sourceLocation)
+            #expect(
+                outcome == .login(reason: .wipedAfterCorruption(expected), showExpiredMessage: false),
+                "launch on an interrupted wipe: \(outcome)", sourceLocation: sourceLocation)
+            #expect(
+                Vault.tombstone(at: fixture.path)?.reason == expected, "the tombstone keeps the first wipe's reason",
+                sourceLocation: sourceLocation)
             let vault = try await manager.vault
             let stored = try await vault.store(TokenValues.response(9))
             await vault.close()
-            let next = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                     refresher: GoTrueRefresher(baseURL: unreachable, apiKey: "anon"))
+            let next = ResumeManager(
+                path: fixture.path, keyProvider: fixture.keys,
+                refresher: GoTrueRefresher(baseURL: unreachable, apiKey: "anon"))
             guard case .home(let session) = await next.resume() else {
                 Issue.record("the sign-in after recovery is not found by the next launch", sourceLocation: sourceLocation)
                 return
@@ -58,8 +64,9 @@ extension CorruptionRecovery {
         func zeroedKeyAfterARecoveryTombstone() async throws {
             let fixture = try await Self.shreddedButNotUnlinked(tombstone: .notADatabase)
             try await Self.expectAppRecovers(fixture, reason: .notADatabase)
-            #expect(!FileManager.default.fileExists(atPath: KeyFileProvider.damagedName(for: fixture.keyPath)),
-                    "the zeroed key is our own: deleted, not kept aside")
+            #expect(
+                !FileManager.default.fileExists(atPath: KeyFileProvider.damagedName(for: fixture.keyPath)),
+                "the zeroed key is our own: deleted, not kept aside")
         }
 
         @Test("an explicit wipe killed after the key was zeroed: the app recovers")

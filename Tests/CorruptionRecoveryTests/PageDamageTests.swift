@@ -30,7 +30,9 @@ extension CorruptionRecovery {
                     case .damagedPage?:
                         #expect(examination.page == page, "\(label): the finding names page \(examination.page.map(String.init) ?? "none")")
                     default:
-                        Issue.record("\(label): expected notADatabase or damagedPage, got \(examination.kind?.rawValue ?? "nothing"); error \(examination.openError.map { "\($0)" } ?? "none")")
+                        Issue.record(
+                            "\(label): expected notADatabase or damagedPage, got \(examination.kind?.rawValue ?? "nothing"); error \(examination.openError.map { "\($0)" } ?? "none")"
+                        )
                     }
                     if examination.openReason != nil { openDetections += 1 } else { verifyDetections += 1 }
                     let reason = try #require(examination.reason, "\(label)")
@@ -58,7 +60,9 @@ extension CorruptionRecovery {
             }
         }
 
-        @Test("truncated at several offsets: truncated at open", arguments: ["zero", "inside page 1", "mid page 2", "two pages", "last page gone", "one byte short"])
+        @Test(
+            "truncated at several offsets: truncated at open",
+            arguments: ["zero", "inside page 1", "mid page 2", "two pages", "last page gone", "one byte short"])
         func truncationIsDetected(_ cut: String) async throws {
             let fixture = try await DamageFixture.make()
             let pageSize = DamageFixture.pageSize

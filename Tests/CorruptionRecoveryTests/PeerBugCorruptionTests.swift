@@ -19,8 +19,9 @@ extension CorruptionRecovery {
             // Nothing listens on port 9: the refresher must never be needed here.
             let nowhere = try #require(URL(string: "http://127.0.0.1:9"))
             let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: GoTrueRefresher(baseURL: nowhere, apiKey: "anon"))
-            #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.recordAuthenticationFailed), showExpiredMessage: false),
-                    "told, not a silent nil")
+            #expect(
+                await manager.resume() == .login(reason: .wipedAfterCorruption(.recordAuthenticationFailed), showExpiredMessage: false),
+                "told, not a silent nil")
             #expect(Vault.tombstone(at: fixture.path)?.reason == .recordAuthenticationFailed)
             // The user signs in again: the new credentials replace what was there and read back.
             let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)

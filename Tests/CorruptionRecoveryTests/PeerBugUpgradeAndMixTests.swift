@@ -21,7 +21,9 @@ extension CorruptionRecovery {
         /// `directory` when given. 0.1.0 is at schema 5, one format behind; `twoFormatsOld` takes
         /// its format marker back out (migration 5 only adds that table and its row), which is
         /// the file a release before the marker wrote.
-        static func golden(in directory: String? = nil, twoFormatsOld: Bool = false) throws -> (directory: TemporaryDirectory, path: String, keys: KeyFileProvider) {
+        static func golden(
+            in directory: String? = nil, twoFormatsOld: Bool = false
+        ) throws -> (directory: TemporaryDirectory, path: String, keys: KeyFileProvider) {
             let temporary = TemporaryDirectory()
             let target = directory ?? temporary.path
             for file in try FileManager.default.contentsOfDirectory(atPath: goldenRoot) {
@@ -130,8 +132,9 @@ extension CorruptionRecovery {
                 #expect(answer == "opened" || answer == "storageFull", "\(pages) pages free: \(answer)")
                 let schema = try Self.schemaVersion(golden.path, keys: golden.keys)
                 if answer == "storageFull", let schema, schema < Int64(Migrator().newestVersion) { stoppedInMigration += 1 }
-                #expect(FileManager.default.fileExists(atPath: golden.path) && FileManager.default.fileExists(atPath: golden.path + "-header"),
-                        "\(pages) pages free: vault files removed")
+                #expect(
+                    FileManager.default.fileExists(atPath: golden.path) && FileManager.default.fileExists(atPath: golden.path + "-header"),
+                    "\(pages) pages free: vault files removed")
                 #expect(FileManager.default.contents(atPath: golden.keys.path) == keyBytes, "\(pages) pages free: the key changed")
                 #expect(Vault.tombstone(at: golden.path) == nil, "\(pages) pages free: wiped")
                 // The cause goes: the session is there, whole, on this and the next launch.
@@ -171,11 +174,13 @@ extension CorruptionRecovery {
                 let ending = try await host.ended()
                 #expect(ending.signal == SIGKILL, "\(ending.stderr)")
                 // Migrations before the killed one committed; the killed one did not.
-                #expect(try Self.schemaVersion(golden.path, keys: golden.keys) == before + Int64(occurrence - 1),
-                        "killed in migration #\(occurrence): the schema is not where the commits left it")
+                #expect(
+                    try Self.schemaVersion(golden.path, keys: golden.keys) == before + Int64(occurrence - 1),
+                    "killed in migration #\(occurrence): the schema is not where the commits left it")
                 // The app's launch: a typed path, the session, no wipe.
-                let manager = ResumeManager(path: golden.path, keyProvider: golden.keys, refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"),
-                                            clock: { Date(timeIntervalSince1970: 1_800_000_060) })
+                let manager = ResumeManager(
+                    path: golden.path, keyProvider: golden.keys, refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"),
+                    clock: { Date(timeIntervalSince1970: 1_800_000_060) })
                 let outcome = await manager.resume()
                 if case .login = outcome { Issue.record("killed in migration #\(occurrence): the launch gave up the session: \(outcome)") }
                 #expect(Vault.tombstone(at: golden.path) == nil, "killed in migration #\(occurrence): wiped")
@@ -200,8 +205,10 @@ extension CorruptionRecovery {
         // files at the vault's and the key's paths. Each is refused; nothing is merged or wiped.
         @Test func reactNativeKeychain771_collidingPathsAreRefusedNeverMergedOrWiped() async throws {
             let fixture = try await DamageFixture.make()
-            let digest = { fixture.directory.allFiles().filter { !$0.hasSuffix("-lock") && !$0.hasSuffix(".lock") }
-                .map { "\($0)=\(FileManager.default.contents(atPath: $0).map { SHA256Digest.hex([UInt8]($0)) } ?? "-")" }.sorted() }
+            let digest = {
+                fixture.directory.allFiles().filter { !$0.hasSuffix("-lock") && !$0.hasSuffix(".lock") }
+                    .map { "\($0)=\(FileManager.default.contents(atPath: $0).map { SHA256Digest.hex([UInt8]($0)) } ?? "-")" }.sorted()
+            }
             // Another library, its own key, the same vault path: its launch says "not now", not
             // "signed out", and wipes nothing.
             // (A library whose key was never made meets a key-missing vault, which is what a
@@ -238,7 +245,8 @@ extension CorruptionRecovery {
             try Data(#"{"theme":"dark"}"#.utf8).write(to: URL(fileURLWithPath: appFile))
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: appFile)
             for (database, key) in [(appDatabase, foreign.file("vault.key")), (foreign.file("second.db"), appFile)] {
-                let manager = ResumeManager(path: database, keyProvider: KeyFileProvider(path: key), refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"))
+                let manager = ResumeManager(
+                    path: database, keyProvider: KeyFileProvider(path: key), refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"))
                 let answer = await manager.resume()
                 guard case .unavailable = answer else { Issue.record("\(database) with key \(key): \(answer)"); continue }
             }
@@ -283,8 +291,9 @@ extension CorruptionRecovery {
             let clock: @Sendable () -> Date = { Date() }
             var answers: [String] = []
             for _ in 1...2 {
-                let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                            refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"), clock: clock)
+                let manager = ResumeManager(
+                    path: fixture.path, keyProvider: fixture.keys,
+                    refresher: GoTrueRefresher(baseURL: Self.nowhere, apiKey: "anon"), clock: clock)
                 let outcome = await manager.resume()
                 switch outcome {
                 case .home(let session):
@@ -306,8 +315,9 @@ extension CorruptionRecovery {
             default:
                 // An older database (or log) under a newer header is a rollback: never used
                 // (its refresh token was spent). Recovered once, then the same answer.
-                #expect(answers.count == 2 && answers[0].hasPrefix("login wipedAfterCorruption") && answers[1] == answers[0],
-                        "\(mix): \(answers)")
+                #expect(
+                    answers.count == 2 && answers[0].hasPrefix("login wipedAfterCorruption") && answers[1] == answers[0],
+                    "\(mix): \(answers)")
             }
             // And the user can sign in: the vault works.
             let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys)

@@ -107,11 +107,15 @@ extension CorruptionRecovery {
             _ = try HeaderFile.create(at: fixture.files.header, header: edited, keys: nil)
             #expect(Self.openReason(fixture)?.kind == .headerDamaged)
             let made = try VaultKeys(root: InMemoryKeyProvider().rootKey(recorded: nil, create: false).bytes)
-            _ = try HeaderFile.create(at: fixture.files.header, header: VaultHeader(generation: 1, derivation: current.derivation,
-                                                                                   keyCheckValue: current.keyCheckValue), keys: made)
+            _ = try HeaderFile.create(
+                at: fixture.files.header,
+                header: VaultHeader(
+                    generation: 1, derivation: current.derivation,
+                    keyCheckValue: current.keyCheckValue), keys: made)
             #expect(Self.openReason(fixture)?.kind == .headerDamaged)
             // The database itself was never touched: with its own header back it opens.
-            _ = try HeaderFile.create(at: fixture.files.header, header: current, keys: try VaultKeys(root: fixture.keys.rootKey(recorded: .stored, create: false).bytes))
+            _ = try HeaderFile.create(
+                at: fixture.files.header, header: current, keys: try VaultKeys(root: fixture.keys.rootKey(recorded: .stored, create: false).bytes))
             let reopened = try fixture.open()
             #expect(try await reopened.currentSession()?.tokenVersion == 1)
             await reopened.close()

@@ -22,11 +22,13 @@ extension CorruptionRecovery {
             try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
             await vault.close()
 
-            let columns = ["v.generation", "v.vault_id", "v.biometric_preference", "v.current_session_id"]
+            let columns =
+                ["v.generation", "v.vault_id", "v.biometric_preference", "v.current_session_id"]
                 + StateSeal.sessionColumns.map { "s.\($0.rawValue)" }
             let selected = columns.map { "typeof(\($0)), hex(\($0)), \($0)" }.joined(separator: ", ")
             let raw = try fixture.raw()
-            let statement = try raw.prepare("""
+            let statement = try raw.prepare(
+                """
                 SELECT \(selected), hex(v.state_mac) FROM vault_state v LEFT JOIN sessions s ON s.id = v.current_session_id
                 """)
             #expect(try statement.step())

@@ -11,13 +11,15 @@ extension CorruptionRecovery {
             let tombstone = Tombstone(reason: reason.kind, detail: reason.detail, wipedAt: Date())
             var steps: [() throws -> Void] = [
                 { try tombstone.write(to: fixture.files.tombstone) },
-                { try fixture.keys.destroyKey() },
+                { try fixture.keys.destroyKey() }
             ]
             for path in fixture.files.wipeOrder { steps.append({ try FileIO.removeIfPresent(path) }) }
             return steps
         }
 
-        @Test("stopped after any step, the next open says corrupted or missing, never the old session", arguments: 1...(2 + VaultFiles(database: "vault.db").wipeOrder.count))
+        @Test(
+            "stopped after any step, the next open says corrupted or missing, never the old session",
+            arguments: 1...(2 + VaultFiles(database: "vault.db").wipeOrder.count))
         func interruptedWipe(_ completedSteps: Int) async throws {
             // The files of a process killed mid-run: commits still in the log.
             let fixture = try await Scenarios.leftByAKilledProcess()

@@ -13,8 +13,9 @@ struct CrashStateBuilderTests {
             names[root + "/" + path] = contents.count
             contents.append(bytes)
         }
-        return Trace(root: root, initialNames: names, initialContents: contents, initialDirectories: [],
-                     objectCount: objects, steps: steps, objectNames: [:])
+        return Trace(
+            root: root, initialNames: names, initialContents: contents, initialDirectories: [],
+            objectCount: objects, steps: steps, objectNames: [:])
     }
 
     /// Every distinct set of files at the end of the trace.
@@ -38,7 +39,7 @@ struct CrashStateBuilderTests {
             .entry(.create(Self.root + "/key.tmp", object: 0)),
             .data(object: 0, .write(offset: 0, bytes: [7])),
             .sync(object: 0),
-            .entry(.rename(Self.root + "/key.tmp", to: Self.root + "/key")),
+            .entry(.rename(Self.root + "/key.tmp", to: Self.root + "/key"))
         ]
         let before = Self.endings(Self.trace(steps, objects: 1))
         #expect(before.contains { $0["key"] == nil && $0["key.tmp"] == .some([7]) })

@@ -46,8 +46,9 @@ struct CrashStateTests {
         }
 
         let (states, candidates, distinct) = builder.states(cap: Self.cap)
-        print("crash states: \(workload): \(recording.trace.steps.count) recorded calls, \(builder.crashPoints.count) crash points, "
-              + "\(candidates) states built, \(distinct) distinct, \(states.count) checked (seed \(Self.seed))")
+        print(
+            "crash states: \(workload): \(recording.trace.steps.count) recorded calls, \(builder.crashPoints.count) crash points, "
+                + "\(candidates) states built, \(distinct) distinct, \(states.count) checked (seed \(Self.seed))")
 
         let checker = CrashStateChecker(workload: workload, cli: cli)
         let scratch = TemporaryDirectory("sessionvault-crash-check-\(workload)")
@@ -72,7 +73,8 @@ struct CrashStateTests {
             let kept = keep(state, workload: workload)
             let step = state.crashPoint - 1
             let during = CrashStateChecker.expectation(recording.trace, at: state.crashPoint).stepInProgress.map { "during step \($0)" } ?? "between steps"
-            Issue.record("""
+            Issue.record(
+                """
                 \(workload), state \(state.identifier): power cut \(during), after recorded call \(step) (\(recording.trace.describe(step))), variant \(state.variant)
                   app: open \(verdict.appPath), resume \(verdict.outcome), holds \(verdict.observation); CLI: \(verdict.cliPath)
                   \(verdict.failures.joined(separator: "\n  "))

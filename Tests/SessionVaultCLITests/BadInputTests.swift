@@ -28,7 +28,7 @@ struct BadInputTests {
             (loose, "mode 644; expected 600"),
             // Not our magic: a file that is not a key file of ours is a misconfiguration.
             (short, "is not a SessionVault key file"),
-            (vault.directory.path, "is not a regular file"),
+            (vault.directory.path, "is not a regular file")
         ]
         for (key, message) in cases {
             for (command, status) in [(["resume"], Int32(2)), (["inspect"], 2), (["verify"], 2), (["export-key", "--format", "sqlcipher"], 2)] {
@@ -81,7 +81,7 @@ struct BadInputTests {
             ["resume", "--vault", vault.path],
             ["resume", "--vault", vault.path, "--key-file", vault.keyPath, "--passphrase-stdin"],
             ["resume", "--vault", vault.path, "--key-file", vault.keyPath, "--now", "yesterday"],
-            ["inspect", "--vault", vault.path, "--key-file", vault.keyPath, "--events", "-1"],
+            ["inspect", "--vault", vault.path, "--key-file", vault.keyPath, "--events", "-1"]
         ]
         for arguments in cases {
             let result = try await CLI.run(arguments)
@@ -105,8 +105,9 @@ struct BadInputTests {
 
     @Test func bareFileNamesInTheCurrentDirectory() async throws {
         let directory = TemporaryDirectory()
-        let imported = try await CLI.run(["import", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn],
-                                   stdin: Fixtures.goTrueJSON(), in: directory.path)
+        let imported = try await CLI.run(
+            ["import", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn],
+            stdin: Fixtures.goTrueJSON(), in: directory.path)
         #expect(imported.status == 0)
         #expect(!imported.crashed)
         let resumed = try await CLI.run(["resume", "--vault", "v.db", "--key-file", "v.key", "--now", Fixtures.signIn, "--json"], in: directory.path)

@@ -11,7 +11,7 @@ struct ContentionCommandTests {
         let commands: [([String], [String], Data?)] = [
             (["import"], ["--now", Fixtures.signIn], Fixtures.goTrueJSON()),
             (["resume"], ["--now", Fixtures.signIn], nil),
-            (["inspect"], [], nil),
+            (["inspect"], [], nil)
         ]
         let rounds = 15
         let failures = try await withThrowingTaskGroup(of: [String].self) { group in

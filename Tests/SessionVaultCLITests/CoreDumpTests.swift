@@ -17,8 +17,9 @@ struct CoreDumpTests {
         #expect(!control.isEmpty, "the environment writes core files (core_pattern); without that this test proves nothing")
         // The CLI with a passphrase read and held, blocked reading the token response.
         let vaultDirectory = directory.file("cli")
-        let cores = try Self.aborted([cli, "import", "--vault", vaultDirectory + "/vault.db", "--passphrase-stdin"],
-                                     in: vaultDirectory, firstLine: "a passphrase held in memory\n")
+        let cores = try Self.aborted(
+            [cli, "import", "--vault", vaultDirectory + "/vault.db", "--passphrase-stdin"],
+            in: vaultDirectory, firstLine: "a passphrase held in memory\n")
         #expect(cores.isEmpty, "core files: \(cores)")
     }
 
@@ -60,7 +61,8 @@ struct CoreDumpTests {
         } else {
             // `sleep` reads nothing: wait until it runs the program (its command line is sleep's).
             while process.isRunning,
-                  (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/cmdline", encoding: .utf8))?.hasPrefix("/bin/sleep") != true {
+                (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/cmdline", encoding: .utf8))?.hasPrefix("/bin/sleep") != true
+            {
                 usleep(2_000)
             }
         }

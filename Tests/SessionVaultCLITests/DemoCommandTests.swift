@@ -13,13 +13,14 @@ struct DemoCommandTests {
             #expect(result.stderr.isEmpty, "run \(run)")
             let output = result.stdout
             let arrows = output.split(separator: "\n").filter { $0.contains("→ ") }.map { $0.trimmingCharacters(in: .whitespaces) }
-            #expect(arrows == [
-                "→ valid",
-                "→ expired    accessTokenExpired",
-                "→ missing    refreshTokenExpired",
-                "→ corrupted  notADatabase",
-                "→ missing    wipedAfterCorruption:notADatabase",
-            ], "run \(run)")
+            #expect(
+                arrows == [
+                    "→ valid",
+                    "→ expired    accessTokenExpired",
+                    "→ missing    refreshTokenExpired",
+                    "→ corrupted  notADatabase",
+                    "→ missing    wipedAfterCorruption:notADatabase"
+                ], "run \(run)")
             #expect(output.range(of: "Schema version [0-9]+", options: .regularExpression) != nil)
             #expect(output.contains("Tombstone\n  notADatabase at "))
             #expect(output.contains("empty reason          wipedAfterCorruption:notADatabase"))
@@ -46,10 +47,11 @@ struct DemoCommandTests {
         #expect(steps.allSatisfy { $0["title"] is String && $0["facts"] is [String: Any] && $0["notes"] is [Any] })
         // The launches, in order, as resume --json reports a path.
         let paths = steps.compactMap { $0["path"] as? [String: Any] }
-        #expect(paths.map { "\($0["path"] as? String ?? "?") \($0["reason"] as? String ?? "-")" } == [
-            "valid -", "expired accessTokenExpired", "missing refreshTokenExpired", "corrupted notADatabase",
-            "missing wipedAfterCorruption:notADatabase",
-        ])
+        #expect(
+            paths.map { "\($0["path"] as? String ?? "?") \($0["reason"] as? String ?? "-")" } == [
+                "valid -", "expired accessTokenExpired", "missing refreshTokenExpired", "corrupted notADatabase",
+                "missing wipedAfterCorruption:notADatabase"
+            ])
         #expect(paths.allSatisfy { $0["app"] is String })
         // The tour's clock: it starts at startedAt and moves by hand, 31 days by step 5.
         let start = try #require(json["startedAt"] as? String)

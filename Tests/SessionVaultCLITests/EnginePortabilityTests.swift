@@ -11,8 +11,9 @@ import SessionVaultTestSupport
 struct EnginePortabilityTests {
     static let otherEngine = ProcessInfo.processInfo.environment["SESSIONVAULT_OTHER_ENGINE_CLI"].flatMap { $0.isEmpty ? nil : $0 }
 
-    @Test("written by one engine, read, verified, written and rekeyed by the other, both ways",
-          .enabled(if: otherEngine != nil, "needs SESSIONVAULT_OTHER_ENGINE_CLI (make test-sqlcipher4 sets it)"))
+    @Test(
+        "written by one engine, read, verified, written and rekeyed by the other, both ways",
+        .enabled(if: otherEngine != nil, "needs SESSIONVAULT_OTHER_ENGINE_CLI (make test-sqlcipher4 sets it)"))
     func vaultsMoveBothWays() async throws {
         let this = try #require(CLI.executable)
         let other = try #require(Self.otherEngine)
@@ -35,7 +36,8 @@ struct EnginePortabilityTests {
     private func roundTrip(writer: String, reader: String) async throws {
         let label = "written by \(URL(fileURLWithPath: writer).deletingLastPathComponent().path)"
         let vault = CLIVault()
-        try await expectSuccess(writer, ["import"] + vault.vaultArguments + ["--now", Fixtures.signIn, "--biometric"], stdin: Fixtures.goTrueJSON(), "\(label): import")
+        try await expectSuccess(
+            writer, ["import"] + vault.vaultArguments + ["--now", Fixtures.signIn, "--biometric"], stdin: Fixtures.goTrueJSON(), "\(label): import")
 
         // Opens: the session is there and resumes.
         let resumed = try await CLI.spawn(reader, ["resume"] + vault.vaultArguments + ["--now", Fixtures.signIn, "--json"])
@@ -44,7 +46,9 @@ struct EnginePortabilityTests {
         let verified = try await CLI.spawn(reader, ["verify"] + vault.vaultArguments + ["--json"])
         #expect(verified.status == 0 && verified.json?["intact"] as? Bool == true, "\(label): verify \(verified.stderr)")
         // Takes writes: a new sign-in replaces the session.
-        try await expectSuccess(reader, ["import"] + vault.vaultArguments + ["--now", Fixtures.signIn], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"), "\(label): write")
+        try await expectSuccess(
+            reader, ["import"] + vault.vaultArguments + ["--now", Fixtures.signIn], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"),
+            "\(label): write")
         let afterWrite = try await CLI.spawn(reader, ["inspect"] + vault.vaultArguments + ["--json"])
         let sessions = try #require(afterWrite.json?["sessions"] as? [[String: Any]])
         #expect(!sessions.isEmpty)

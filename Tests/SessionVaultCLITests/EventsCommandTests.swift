@@ -14,7 +14,10 @@ struct EventsCommandTests {
         #expect(!result.leaksToken)
         let events = try #require(result.json?["events"] as? [[String: Any]])
         #expect(events.map { $0["event"] as? String } == ["stored", "biometricEnabled", "biometricDisabled", "signedOut"])
-        #expect(events.map { $0["at"] as? String } == ["2027-01-15T08:00:00.000Z", "2027-01-15T08:01:00.000Z", "2027-01-15T08:02:00.000Z", "2027-01-15T08:03:00.000Z"])
+        #expect(
+            events.map { $0["at"] as? String } == [
+                "2027-01-15T08:00:00.000Z", "2027-01-15T08:01:00.000Z", "2027-01-15T08:02:00.000Z", "2027-01-15T08:03:00.000Z"
+            ])
         #expect((events.first?["fingerprint"] as? String)?.count == 16)
         #expect(events.last?["reason"] as? String == "signedOut")
 

@@ -8,10 +8,11 @@ import SessionVaultTestSupport
 struct ForensicContractTests {
     /// A GoTrue response whose `user.id` carries a terminal escape (clear screen).
     static func hostileResponse() -> Data {
-        Data("""
-        {"access_token":"opaque-\(Fixtures.accessMarker)","token_type":"bearer","expires_in":3600,
-         "refresh_token":"\(Fixtures.refreshMarker)-esc","user":{"id":"u\\u001b[2J","app_metadata":{"provider":"email"}}}
-        """.utf8)
+        Data(
+            """
+            {"access_token":"opaque-\(Fixtures.accessMarker)","token_type":"bearer","expires_in":3600,
+             "refresh_token":"\(Fixtures.refreshMarker)-esc","user":{"id":"u\\u001b[2J","app_metadata":{"provider":"email"}}}
+            """.utf8)
     }
 
     @Test func theCustodyRecordMatchesTheFilesAsRead() async throws {
@@ -146,9 +147,11 @@ struct ForensicContractTests {
     @Test func everyCommandKeepsOneJSONShape() async throws {
         let vault = try await CLIVault.signedIn()
         // Usage errors (64) under --json: the same error object on stdout.
-        for arguments in [["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0", "--json"],
-                          ["verify", "--vault", vault.path, "--json"], ["inspect", "--vault", vault.path, "--no-such-flag", "--json"],
-                          ["demo", "--dir", "", "--json"]] {
+        for arguments in [
+            ["events", "--vault", vault.path, "--key-file", vault.keyPath, "--limit", "0", "--json"],
+            ["verify", "--vault", vault.path, "--json"], ["inspect", "--vault", vault.path, "--no-such-flag", "--json"],
+            ["demo", "--dir", "", "--json"]
+        ] {
             let result = try await CLI.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             let error = result.json?["error"] as? [String: Any]
@@ -206,8 +209,10 @@ struct ForensicContractTests {
         let imported = try await CLI.run(["import"] + arguments + ["--now", Fixtures.signIn], stdin: Self.hostileResponse())
         #expect(imported.status == 0, "\(imported.stderr)")
         var outputs = [imported]
-        for command in [["inspect"], ["inspect", "--limit", "5"], ["resume", "--now", Fixtures.signIn], ["resume", "--dry-run"],
-                        ["verify"], ["events"]] {
+        for command in [
+            ["inspect"], ["inspect", "--limit", "5"], ["resume", "--now", Fixtures.signIn], ["resume", "--dry-run"],
+            ["verify"], ["events"]
+        ] {
             outputs.append(try await CLI.run(command + arguments))
         }
         outputs.append(try await CLI.run(["inspect", "--vault", path]))

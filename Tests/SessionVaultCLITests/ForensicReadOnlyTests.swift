@@ -26,7 +26,7 @@ struct ForensicReadOnlyTests {
             ["export-key"] + v + k + ["--json", "--evidence"],
             ["resume"] + v + k + ["--dry-run"],
             ["resume"] + v + k + ["--dry-run", "--json"],
-            ["resume"] + v + k + ["--dry-run", "--evidence"],
+            ["resume"] + v + k + ["--dry-run", "--evidence"]
         ]
     }
 
@@ -136,8 +136,9 @@ struct ForensicReadOnlyTests {
         let vault = try await ForensicVault.killedWriterBesideTombstone()
         let directory = vault.directory.path
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-        #expect(names.isSuperset(of: ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.db-lock", "vault.db-tombstone", "vault.key"]),
-                "\(names)")
+        #expect(
+            names.isSuperset(of: ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.db-lock", "vault.db-tombstone", "vault.key"]),
+            "\(names)")
         let results = try await Self.runAll(vault: vault.path, key: vault.keyPath, directory: directory)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == names)
 

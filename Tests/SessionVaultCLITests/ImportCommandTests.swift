@@ -42,8 +42,9 @@ struct ImportCommandTests {
     @Test func aSecondImportReplacesTheSession() async throws {
         let vault = try await CLIVault.signedIn()
         let first = try await vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]]
-        let result = try await vault.run(["import"], ["--now", "2027-01-15T08:30:00Z", "--json"],
-                                   stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"))
+        let result = try await vault.run(
+            ["import"], ["--now", "2027-01-15T08:30:00Z", "--json"],
+            stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2"))
         #expect(result.status == 0)
         #expect(result.json?["created"] as? Bool == false)
         let sessions = try await #require(try vault.run(["inspect"], ["--json"]).json?["sessions"] as? [[String: Any]])
@@ -59,7 +60,7 @@ struct ImportCommandTests {
             (Data(), "standard input is empty"),
             (Data(#"{"token_type":"bearer"}"#.utf8), "has no access_token"),
             (Data(#"{"access_token":"opaque","expires_in":60}"#.utf8), "names no user"),
-            (Data(#"{"access_token":"a","expires_in":"soon","user":{"id":"u"}}"#.utf8), "expires_in"),
+            (Data(#"{"access_token":"a","expires_in":"soon","user":{"id":"u"}}"#.utf8), "expires_in")
         ]
         for (input, message) in cases {
             let result = try await vault.run(["import"], ["--now", Fixtures.signIn], stdin: input)
@@ -81,20 +82,23 @@ struct ImportCommandTests {
         #expect(imported.status == 0)
         #expect(!imported.stdout.contains("a long passphrase"))
 
-        let resumed = try await CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
-                                  stdin: Data("a long passphrase for the test\n".utf8))
+        let resumed = try await CLI.run(
+            ["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
+            stdin: Data("a long passphrase for the test\n".utf8))
         #expect(resumed.status == 0)
         #expect(resumed.json?["path"] as? String == "valid")
 
-        let wrong = try await CLI.run(["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
-                                stdin: Data("not the passphrase\n".utf8))
+        let wrong = try await CLI.run(
+            ["resume", "--vault", path, "--passphrase-stdin", "--now", Fixtures.signIn, "--json"],
+            stdin: Data("not the passphrase\n".utf8))
         #expect(wrong.status == 2)
         #expect(wrong.json?["path"] as? String == "corrupted")
         #expect(wrong.json?["reason"] as? String == "wrongKey")
         #expect(FileManager.default.fileExists(atPath: path), "a wrong passphrase never wipes")
 
-        let inspected = try await CLI.run(["inspect", "--vault", path, "--passphrase-stdin", "--json"],
-                                    stdin: Data("a long passphrase for the test\n".utf8))
+        let inspected = try await CLI.run(
+            ["inspect", "--vault", path, "--passphrase-stdin", "--json"],
+            stdin: Data("a long passphrase for the test\n".utf8))
         #expect((inspected.json?["header"] as? [String: Any])?["keyDerivation"] as? String == "argon2id")
     }
 

@@ -59,8 +59,10 @@ struct MidRekeyEvidenceTests {
 
     @Test func theCustodyRecordListsTheReEncryptedCopy() async throws {
         let (vault, newKey) = try await Self.killedAtTheSwitch()
-        let result = try await CLI.run(["resume", "--dry-run", "--evidence", "--json", "--now", Fixtures.signIn,
-                                        "--vault", vault.path, "--key-file", newKey])
+        let result = try await CLI.run([
+            "resume", "--dry-run", "--evidence", "--json", "--now", Fixtures.signIn,
+            "--vault", vault.path, "--key-file", newKey
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let files = (result.json?["evidence"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
         #expect(files.contains { $0["path"] as? String == vault.path + "-rekey" }, "\(result.stdout)")

@@ -9,13 +9,17 @@ import SessionVaultTestSupport
 struct OutsideInputTests {
     /// A token response with `field` set to the JSON text `value`.
     static func response(_ field: String, _ value: String) -> Data {
-        Data(#"{"access_token":"\#(Fixtures.accessMarker)-x","token_type":"bearer","refresh_token":"\#(Fixtures.refreshMarker)-x","\#(field)":\#(value),"user":{"id":"user-123"}}"#.utf8)
+        Data(
+            #"{"access_token":"\#(Fixtures.accessMarker)-x","token_type":"bearer","refresh_token":"\#(Fixtures.refreshMarker)-x","\#(field)":\#(value),"user":{"id":"user-123"}}"#
+                .utf8)
     }
 
     @Test func importRefusesEveryOutOfRangeNumber() async throws {
         let vault = try await CLIVault.signedIn()
-        let values = ["9223372036854775807", "-9223372036854775808", "\"9223372036854775807\"", "1e16", "-1e16", "4e18",
-                      "1e300", "-1e300", "\"NaN\"", "\"1e16\"", "-1", "1.5"]
+        let values = [
+            "9223372036854775807", "-9223372036854775808", "\"9223372036854775807\"", "1e16", "-1e16", "4e18",
+            "1e300", "-1e300", "\"NaN\"", "\"1e16\"", "-1", "1.5"
+        ]
         for field in ["expires_in", "expires_at", "refresh_expires_in"] {
             for value in values {
                 let result = try await vault.run(["import"], ["--now", Fixtures.signIn], stdin: Self.response(field, value))

@@ -13,12 +13,14 @@ struct ProofKeyInspectTests {
         let stored = try key.storedForm()
         let scalarHex = stored.withUnsafeBytes { Hex.encode(Array($0)) }
         let scalarBase64 = stored.withUnsafeBytes { Data($0).base64EncodedString() }
-        let opened = try Vault.open(at: vault.path, keyProvider: KeyFileProvider(path: vault.keyPath),
-                                    clock: { Date(timeIntervalSince1970: TimeInterval(Fixtures.signInSeconds)) })
+        let opened = try Vault.open(
+            at: vault.path, keyProvider: KeyFileProvider(path: vault.keyPath),
+            clock: { Date(timeIntervalSince1970: TimeInterval(Fixtures.signInSeconds)) })
         var response = try TokenResponse(json: Fixtures.goTrueJSON())
         response.tokenType = "DPoP"
-        _ = try await opened.store(response, biometricEnabled: false, serverClockOffset: nil, onlyIf: nil,
-                                   proofKey: NewProofKey(stored: stored, thumbprint: thumbprint))
+        _ = try await opened.store(
+            response, biometricEnabled: false, serverClockOffset: nil, onlyIf: nil,
+            proofKey: NewProofKey(stored: stored, thumbprint: thumbprint))
         await opened.close()
 
         let json = try await vault.run(["inspect"], ["--now", Fixtures.signIn, "--json"])

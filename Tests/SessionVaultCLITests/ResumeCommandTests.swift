@@ -10,7 +10,7 @@ struct ResumeCommandTests {
         let cases: [(String, String, String?)] = [
             ("2027-01-15T08:10:00Z", "valid", nil),
             ("\(Fixtures.signInSeconds + 40 * 60)", "expired", "idle"),
-            ("2027-02-20T08:00:00Z", "missing", "refreshTokenExpired"),
+            ("2027-02-20T08:00:00Z", "missing", "refreshTokenExpired")
         ]
         for (now, path, reason) in cases {
             let result = try await vault.run(["resume"], ["--now", now, "--json"])

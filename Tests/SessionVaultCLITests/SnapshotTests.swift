@@ -9,8 +9,10 @@ import SessionVaultTestSupport
 @Suite("sessionvault help texts and the README transcript")
 struct SnapshotTests {
     /// Every subcommand; "" is `sessionvault --help` itself.
-    static let commands = ["", "keygen", "import", "resume", "inspect", "verify", "events", "logout", "biometric",
-                           "rekey", "wipe", "export-key", "demo"]
+    static let commands = [
+        "", "keygen", "import", "resume", "inspect", "verify", "events", "logout", "biometric",
+        "rekey", "wipe", "export-key", "demo"
+    ]
 
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots").path
     static var updating: Bool { ProcessInfo.processInfo.environment["SESSIONVAULT_UPDATE_SNAPSHOTS"] == "1" }
@@ -18,8 +20,9 @@ struct SnapshotTests {
     @Test(arguments: commands)
     func helpText(command: String) async throws {
         let file = "\(Self.snapshots)/help/\(command.isEmpty ? "sessionvault" : command).txt"
-        let run = try await Self.shell(["sessionvault", command, "--help"].filter { !$0.isEmpty }
-            .joined(separator: " "), in: TemporaryDirectory().path)
+        let run = try await Self.shell(
+            ["sessionvault", command, "--help"].filter { !$0.isEmpty }
+                .joined(separator: " "), in: TemporaryDirectory().path)
         #expect(run.status == 0)
         try Self.compare(run.output, with: file)
     }
@@ -57,7 +60,7 @@ struct SnapshotTests {
             (#"\b[0-9a-f]{16}\b"#, "<fingerprint>"),
             (#"(elapsed +)[0-9]+(\.[0-9]+)? ms"#, "$1<ms> ms"),
             (#"("elapsedSeconds" : )[0-9.e-]+"#, "$1<seconds>"),
-            (#"\(file is (encrypted or is )?not a database\)"#, "(<the engine's SQLITE_NOTADB message>)"),
+            (#"\(file is (encrypted or is )?not a database\)"#, "(<the engine's SQLITE_NOTADB message>)")
         ]
         for (pattern, template) in replacements {
             text = text.replacingOccurrences(of: pattern, with: template, options: .regularExpression)
@@ -75,10 +78,12 @@ struct SnapshotTests {
         if got != want {
             let gotLines = got.split(separator: "\n", omittingEmptySubsequences: false)
             let wantLines = want.split(separator: "\n", omittingEmptySubsequences: false)
-            let first = zip(gotLines, wantLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            let first =
+                zip(gotLines, wantLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                 ?? min(gotLines.count, wantLines.count)
             let shown = { (lines: [Substring]) in first < lines.count ? String(lines[first]) : "<end>" }
-            Issue.record("""
+            Issue.record(
+                """
                 \(file) differs from the built binary at line \(first + 1) (make cli-snapshots rewrites it):
                   binary:   \(shown(gotLines))
                   snapshot: \(shown(wantLines))

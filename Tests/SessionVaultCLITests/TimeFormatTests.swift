@@ -56,8 +56,11 @@ struct TimeFormatTests {
         #expect(Set(times.map(\.count)).count == 1, "one width: \(times)")
         #expect(times == times.sorted(), "the column sorts as text in time order")
         // The --now times in order (the system clock's event sorts wherever today falls).
-        #expect(times.filter { $0.hasPrefix("2027-") } == ["2027-01-15T08:00:00.000Z", "2027-01-15T08:00:00.500Z",
-                                                             "2027-01-15T08:00:30.250Z", "2027-01-15T08:01:00.000Z"])
+        #expect(
+            times.filter { $0.hasPrefix("2027-") } == [
+                "2027-01-15T08:00:00.000Z", "2027-01-15T08:00:00.500Z",
+                "2027-01-15T08:00:30.250Z", "2027-01-15T08:01:00.000Z"
+            ])
 
         // The same in inspect: its audit log and the APPLIED column of the schema table.
         let inspect = try await vault.run(["inspect"], ["--now", "2027-01-15T09:00:00Z"])
@@ -92,7 +95,9 @@ struct TimeFormatTests {
         var runs: [(String, CLIResult)] = []
         func run(_ name: String, _ result: CLIResult) { runs.append((name, result)) }
         run("keygen", try await CLI.run(["keygen", "--key-file", vault.directory.file("spare.key"), "--json"]))
-        run("import", try await vault.run(["import"], ["--now", "2027-01-15T08:00:30Z", "--json"], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2")))
+        run(
+            "import",
+            try await vault.run(["import"], ["--now", "2027-01-15T08:00:30Z", "--json"], stdin: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2")))
         run("biometric", try await vault.run(["biometric", "enable"], ["--json"]))
         run("resume", try await vault.run(["resume"], ["--now", "1800000060.5", "--json"]))
         run("resume --dry-run", try await vault.run(["resume"], ["--dry-run", "--evidence", "--json"]))
@@ -119,8 +124,10 @@ struct TimeFormatTests {
             }
         }
         // Not vacuous: the times each command is known to print were seen.
-        for name in ["import", "resume", "resume --dry-run", "inspect", "inspect without key", "verify", "events", "export-key",
-                     "wipe", "inspect of a wiped vault", "demo"] {
+        for name in [
+            "import", "resume", "resume --dry-run", "inspect", "inspect without key", "verify", "events", "export-key",
+            "wipe", "inspect of a wiped vault", "demo"
+        ] {
             #expect(found[name, default: 0] > 0, "\(name) printed no time")
         }
         #expect(found["inspect", default: 0] >= 15)

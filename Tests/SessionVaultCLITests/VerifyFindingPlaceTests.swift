@@ -11,7 +11,8 @@ struct VerifyFindingPlaceTests {
     /// A token response whose user metadata is `size` bytes: a session row that overflows.
     static func response(refresh: String, metadataSize: Int) -> Data {
         let notes = String(repeating: "n", count: metadataSize)
-        return Data("""
+        return Data(
+            """
             {"access_token":"access-\(refresh)","token_type":"bearer","expires_in":3600,"refresh_token":"\(refresh)",
              "user":{"id":"user-123","app_metadata":{"tenant_id":"tenant-9"},"user_metadata":{"notes":"\(notes)"}}}
             """.utf8)

@@ -19,7 +19,7 @@ struct APIFailureTests {
         (403, #"{"error":"Token Expired"}"#, .sessionExpired, true),
         (401, #"{"error":"session expired"}"#, .sessionExpired, true),
         (401, #"{"error_code":"refresh_token_not_found"}"#, .sessionExpired, true),
-        (401, "Invalid Refresh Token", .sessionExpired, true),
+        (401, "Invalid Refresh Token", .sessionExpired, true)
     ])
     func authFailuresClearTokensAndGiveLogin(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
         let manager = try await managerWithSession()
@@ -49,7 +49,7 @@ struct APIFailureTests {
         (#"Bearerish error="invalid_token""#, false),
         (#"Newauth realm="x", error="invalid_token""#, false),
         (#"Bearer error="insufficient_scope", error_description="not an invalid_token""#, false),
-        (#"DPoP error="use_dpop_nonce""#, false),
+        (#"DPoP error="use_dpop_nonce""#, false)
     ])
     func challengeSaysInvalidTokenOnlyAsItsErrorParameter(header: String, refreshes: Bool) {
         let verdict = APIFailureVerdict.classify(status: 401, body: Data(), wwwAuthenticate: header)

@@ -33,9 +33,10 @@ struct AuthorizationCodeIDTokenTests {
     }
 
     func flow(_ server: ScriptedHTTPServer) -> AuthorizationCodeFlow {
-        AuthorizationCodeFlow(authorizationEndpoint: server.baseURL.appendingPathComponent("authorize"),
-                              tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: Self.clientID,
-                              redirectURI: URL(string: "com.example.app:/oauth")!, scope: "openid profile", issuer: Self.issuer, timeout: 5)
+        AuthorizationCodeFlow(
+            authorizationEndpoint: server.baseURL.appendingPathComponent("authorize"),
+            tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: Self.clientID,
+            redirectURI: URL(string: "com.example.app:/oauth")!, scope: "openid profile", issuer: Self.issuer, timeout: 5)
     }
 
     static func redirect(for request: AuthorizationRequest, code: String = "the-code") -> URL {
@@ -58,12 +59,15 @@ struct AuthorizationCodeIDTokenTests {
     @Test("an ID token for another sign-in is refused and nothing is stored", arguments: Change.allCases)
     func idTokenChecks(change: Change) async throws {
         let server = try ScriptedHTTPServer()
-        let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                    refresher: OAuth2Refresher(tokenEndpoint: server.baseURL, clientID: Self.clientID), clock: fixture.clock.function)
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: OAuth2Refresher(tokenEndpoint: server.baseURL, clientID: Self.clientID), clock: fixture.clock.function)
         let request = try flow(server).authorizationRequest()
         let nonce = try #require(request.nonce)
-        var claims: [String: Any] = ["sub": "user-7", "iss": Self.issuer, "aud": Self.clientID, "nonce": nonce,
-                                     "exp": fixture.clock.now.timeIntervalSince1970 + 600, "iat": fixture.clock.now.timeIntervalSince1970]
+        var claims: [String: Any] = [
+            "sub": "user-7", "iss": Self.issuer, "aud": Self.clientID, "nonce": nonce,
+            "exp": fixture.clock.now.timeIntervalSince1970 + 600, "iat": fixture.clock.now.timeIntervalSince1970
+        ]
         switch change {
         case .none, .noIDToken: break
         case .otherNonce: claims["nonce"] = "someone-elses-nonce"
@@ -86,8 +90,11 @@ struct AuthorizationCodeIDTokenTests {
             #expect(try await manager.vault.currentSession() == nil)
         default:
             guard case .idTokenRejected(let detail) = error else { Issue.record("\(change) is refused as idTokenRejected"); return }
-            let claim = ["otherNonce": "nonce", "noNonce": "nonce", "otherIssuer": "iss", "otherAudience": "aud", "expired": "exp",
-                         "severalAudiencesWithoutAZP": "azp", "otherAZP": "azp"][change.rawValue] ?? "?"
+            let claim =
+                [
+                    "otherNonce": "nonce", "noNonce": "nonce", "otherIssuer": "iss", "otherAudience": "aud", "expired": "exp",
+                    "severalAudiencesWithoutAZP": "azp", "otherAZP": "azp"
+                ][change.rawValue] ?? "?"
             #expect(detail.hasPrefix(claim), "names the claim")
             #expect(try await manager.vault.currentSession() == nil)
         }
@@ -111,8 +118,13 @@ struct AuthorizationCodeIDTokenTests {
         let refused = await signInError(manager, first)
         #expect(refused == .codeRejected)
         described += [refused.map { String(describing: $0) } ?? "", refused.map { String(reflecting: $0) } ?? ""]
-        server.enqueue(.json(Self.tokenBody(idToken: try Self.idToken(["sub": "user-7", "iss": Self.issuer, "aud": Self.clientID, "nonce": second.nonce ?? "",
-                                                                       "exp": fixture.clock.now.timeIntervalSince1970 + 600]))))
+        server.enqueue(
+            .json(
+                Self.tokenBody(
+                    idToken: try Self.idToken([
+                        "sub": "user-7", "iss": Self.issuer, "aud": Self.clientID, "nonce": second.nonce ?? "",
+                        "exp": fixture.clock.now.timeIntervalSince1970 + 600
+                    ]))))
         let session = try await manager.signIn(completing: second, redirect: Self.redirect(for: second))
         described += [session.description]
 

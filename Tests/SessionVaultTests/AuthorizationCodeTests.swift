@@ -26,14 +26,16 @@ struct AuthorizationCodeTests {
 
     /// A manager on the real clock: the server's ID tokens expire in real time.
     func manager(_ server: OAuthTestServer, clock: ManualClock) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: server.pkceClientID), clock: clock.function)
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: server.pkceClientID), clock: clock.function)
     }
 
     func flow(_ server: OAuthTestServer, listener: ScriptedHTTPServer, scope: String = "openid read") -> AuthorizationCodeFlow {
-        AuthorizationCodeFlow(authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.tokenEndpoint,
-                              clientID: server.pkceClientID, redirectURI: listener.baseURL.appendingPathComponent("callback"),
-                              scope: scope, issuer: server.issuer, timeout: 10)
+        AuthorizationCodeFlow(
+            authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.tokenEndpoint,
+            clientID: server.pkceClientID, redirectURI: listener.baseURL.appendingPathComponent("callback"),
+            scope: scope, issuer: server.issuer, timeout: 10)
     }
 
     /// The sign-in's error, nil when it stored a session. (Untyped closures: a typed-throws
@@ -92,7 +94,8 @@ struct AuthorizationCodeTests {
             #expect(refreshed.tokenVersion == 2)
 
             // The same request again: refused here, nothing sent.
-            #expect(await signInError(manager, request, redirect)
+            #expect(
+                await signInError(manager, request, redirect)
                     == .authorizationAlreadyUsed)
             // The code replayed at the server (as an attacker holding it would): refused there.
             let code = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
@@ -110,7 +113,8 @@ struct AuthorizationCodeTests {
             let flow = flow(server, listener: listener, scope: "read")
             let request = try flow.authorizationRequest()
             #expect(try await TestBrowser(username: server.username, password: server.password).authorize(request.url, approve: true) == 200)
-            let code = try #require(URLComponents(url: try Self.redirect(listener), resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
+            let code = try #require(
+                URLComponents(url: try Self.redirect(listener), resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
             let other = try flow.authorizationRequest()
             #expect(await exchangeError(flow, code: code, other) == .codeRejected)
         }
@@ -124,7 +128,8 @@ struct AuthorizationCodeTests {
             let request = try flow(server, listener: listener).authorizationRequest()
             #expect(try await TestBrowser(username: server.username, password: server.password).authorize(request.url, approve: false) == 200)
             let redirect = try Self.redirect(listener)
-            #expect(await signInError(manager, request, redirect)
+            #expect(
+                await signInError(manager, request, redirect)
                     == .authorizationDenied(error: "access_denied"))
             #expect(try await manager.vault.currentSession() == nil)
             #expect(try await server.requestCounts()["authorization_code"] == nil)
@@ -142,11 +147,13 @@ struct AuthorizationCodeTests {
             var forged = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false))
             forged.queryItems = forged.queryItems?.map { $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0 }
             let forgedURL = try #require(forged.url)
-            #expect(await signInError(manager, request, forgedURL)
+            #expect(
+                await signInError(manager, request, forgedURL)
                     == .stateMismatch)
             forged.queryItems = forged.queryItems?.filter { $0.name != "state" }
             let stateless = try #require(forged.url)
-            #expect(await signInError(manager, request, stateless)
+            #expect(
+                await signInError(manager, request, stateless)
                     == .stateMismatch)
             #expect(try await manager.vault.currentSession() == nil)
             #expect(try await server.requestCounts()["authorization_code"] == nil)

@@ -32,8 +32,9 @@ struct BrokenPipeTests {
         }
         let posix = try #require(failure as? CocoaError, "the write to a dead child did not fail: \(String(describing: failure))")
         let underlying = posix.userInfo[NSUnderlyingErrorKey] as? NSError
-        #expect(underlying?.code == Int(EPIPE) || posix.errorCode == Int(EPIPE) || "\(posix)".contains("\(EPIPE)"),
-                "expected EPIPE: \(posix)")
+        #expect(
+            underlying?.code == Int(EPIPE) || posix.errorCode == Int(EPIPE) || "\(posix)".contains("\(EPIPE)"),
+            "expected EPIPE: \(posix)")
     }
 
     @Test("Shell.run survives a child that exits without reading a large input")

@@ -14,9 +14,10 @@ struct CancelledRefreshTests {
     init() throws { server = try ScriptedHTTPServer() }
 
     func manager() -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 30),
-                      policy: ResumeManagerTests.noIdle, clock: fixture.clock.function)
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 30),
+            policy: ResumeManagerTests.noIdle, clock: fixture.clock.function)
     }
 
     func storeExpiredSession() async throws {
@@ -43,7 +44,10 @@ struct CancelledRefreshTests {
     func cancelledWhileTheAnswerIsHeld() async throws {
         try await storeExpiredSession()
         let gate = ResponseGate()
-        server.enqueue(ScriptedResponse.json(#"{"access_token":"access-after-cancel","token_type":"bearer","expires_in":3600,"refresh_token":"after-cancel","user":{"id":"user-123"}}"#).held(by: gate))
+        server.enqueue(
+            ScriptedResponse.json(
+                #"{"access_token":"access-after-cancel","token_type":"bearer","expires_in":3600,"refresh_token":"after-cancel","user":{"id":"user-123"}}"#
+            ).held(by: gate))
         let app = manager()
         let task = Task { await app.refreshNow() }
         #expect(await server.waitForRequests(1), "the refresh is at the server")
@@ -52,8 +56,9 @@ struct CancelledRefreshTests {
         let outcome = await task.value
         guard case .home = outcome else { Issue.record("a cancelled caller still gets the refresh's outcome: \(outcome)"); return }
         let vault = try fixture.open(policy: ResumeManagerTests.noIdle)
-        #expect(try await vault.refreshToken().map { $0.withRevealedBytes { String(decoding: $0, as: UTF8.self) } } == "after-cancel",
-                "the rotated token is kept, never lost with the cancelled task")
+        #expect(
+            try await vault.refreshToken().map { $0.withRevealedBytes { String(decoding: $0, as: UTF8.self) } } == "after-cancel",
+            "the rotated token is kept, never lost with the cancelled task")
         await vault.close()
         // Valid now: the next launch goes home without another request.
         try await expectSessionKeptAndLockFree(resumedWithRequests: 1)
@@ -64,7 +69,8 @@ struct CancelledRefreshTests {
         try await storeExpiredSession()
         let gate = ResponseGate()
         server.enqueue(ScriptedResponse.drop.held(by: gate))
-        server.enqueue(.json(#"{"access_token":"access-next-launch","token_type":"bearer","expires_in":3600,"refresh_token":"next-launch","user":{"id":"user-123"}}"#))
+        server.enqueue(
+            .json(#"{"access_token":"access-next-launch","token_type":"bearer","expires_in":3600,"refresh_token":"next-launch","user":{"id":"user-123"}}"#))
         let app = manager()
         let task = Task { await app.refreshNow() }
         #expect(await server.waitForRequests(1))

@@ -16,9 +16,10 @@ struct DPoPClockTests {
     func manager(_ server: DPoPTestServer, clock: ManualClock) -> ResumeManager {
         var policy = ResumePolicy()
         policy.idleTimeout = nil
-        return ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                             refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
-                             policy: policy, clock: clock.function, dpop: DPoPConfiguration())
+        return ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
+            policy: policy, clock: clock.function, dpop: DPoPConfiguration())
     }
 
     /// Whether a request's proof was dated within a minute of the server's clock.
@@ -27,7 +28,9 @@ struct DPoPClockTests {
         return abs(now - iat) <= 60
     }
 
-    @Test("a device two hours behind the server: the sign-in's first proof is refused, re-dated by the server's Date and accepted; refreshes then go through at once, also in another process")
+    @Test(
+        "a device two hours behind the server: the sign-in's first proof is refused, re-dated by the server's Date and accepted; refreshes then go through at once, also in another process"
+    )
     func deviceBehindTheServer() async throws {
         try await DPoPTestServer.with(["--clock-offset", "7200"]) { server in
             let device = ManualClock(Date())
@@ -55,7 +58,9 @@ struct DPoPClockTests {
         }
     }
 
-    @Test("iat follows the manager's clock: the device's clock and the server's moved on together by ten minutes, the refresh's proof is dated ten minutes later, first time")
+    @Test(
+        "iat follows the manager's clock: the device's clock and the server's moved on together by ten minutes, the refresh's proof is dated ten minutes later, first time"
+    )
     func iatFollowsTheInjectedClock() async throws {
         try await DPoPTestServer.with { server in
             // The device's clock three days behind this machine's.

@@ -17,9 +17,10 @@ struct DPoPReviewTests {
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration()) -> ResumeManager {
         var policy = ResumePolicy()
         policy.idleTimeout = nil
-        return ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
-                             refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
-                             policy: policy, clock: clock.function, dpop: dpop)
+        return ResumeManager(
+            path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
+            refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
+            policy: policy, clock: clock.function, dpop: dpop)
     }
 
     /// A raw SQLCipher connection with the vault's own key (what another library version, or a
@@ -66,7 +67,9 @@ struct DPoPReviewTests {
         }
     }
 
-    @Test("sign-out of a DPoP-bound session where no proof can be made (no DPoPConfiguration, or the key lost): signed out here, the bound tokens not sent as bearer ones, the server not told and said so")
+    @Test(
+        "sign-out of a DPoP-bound session where no proof can be made (no DPoPConfiguration, or the key lost): signed out here, the bound tokens not sent as bearer ones, the server not told and said so"
+    )
     func signOutWithoutAProofSendsNoBoundToken() async throws {
         try await DPoPTestServer.with { server in
             let signedIn = manager(server)
@@ -275,12 +278,17 @@ struct DPoPReviewTests {
             let manager = manager(server)
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             let url = server.resourceURL
-            #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce""#, dpopNonce: "n-1", for: url))
-            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: "n-1", for: url),
-                    "the nonce the proof carried already")
+            #expect(
+                await manager.takeDPoPNonce(
+                    status: 401, wwwAuthenticate: #"Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce""#, dpopNonce: "n-1", for: url))
+            #expect(
+                await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: "n-1", for: url),
+                "the nonce the proof carried already")
             #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, dpopNonce: "n-2", for: url))
-            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="invalid_token", error_description="not use_dpop_nonce""#,
-                                                 dpopNonce: "n-3", for: url))
+            #expect(
+                await !manager.takeDPoPNonce(
+                    status: 401, wwwAuthenticate: #"DPoP error="invalid_token", error_description="not use_dpop_nonce""#,
+                    dpopNonce: "n-3", for: url))
             #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: #"bad "nonce""#, for: url))
             #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"dpop error=use_dpop_nonce"#, dpopNonce: "n-4", for: url))
         }
@@ -294,8 +302,10 @@ struct DPoPReviewTests {
             guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
             let first = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
-            #expect(await manager.takeDPoPNonce(status: challenged.status, wwwAuthenticate: challenged.challenge,
-                                                dpopNonce: challenged.nonce, for: server.resourceURL))
+            #expect(
+                await manager.takeDPoPNonce(
+                    status: challenged.status, wwwAuthenticate: challenged.challenge,
+                    dpopNonce: challenged.nonce, for: server.resourceURL))
             let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             #expect(try await server.getResourceRaw(accessToken: accessToken, proof: second).status == 200)
             guard case .home = await manager.refreshNow() else { Issue.record("the refresh goes home"); return }

@@ -61,9 +61,10 @@ struct DPoPTests {
     func manager(_ server: DPoPTestServer, dpop: DPoPConfiguration? = DPoPConfiguration(), path: String? = nil) -> ResumeManager {
         var policy = ResumePolicy()
         policy.idleTimeout = nil
-        return ResumeManager(path: path ?? fixture.path, keyProvider: KeyFileProvider(path: (path ?? fixture.path) + ".key"),
-                             refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
-                             policy: policy, clock: clock.function, dpop: dpop)
+        return ResumeManager(
+            path: path ?? fixture.path, keyProvider: KeyFileProvider(path: (path ?? fixture.path) + ".key"),
+            refresher: GoTrueRefresher(baseURL: server.authURL, apiKey: "anon", timeout: 10),
+            policy: policy, clock: clock.function, dpop: dpop)
     }
 
     func text(_ token: Token?) -> String? { token?.withRevealedBytes { String(decoding: $0, as: UTF8.self) } }
@@ -126,11 +127,13 @@ struct DPoPTests {
             guard case .token(let accessToken, _) = await manager.freshAccessToken() else { Issue.record("an access token"); return }
             // A proof by another key: the server's answer is RFC 9449 §7.1's challenge.
             let otherKey = try #require(DPoPProver(key: try await SoftwareProofKeyProvider().makeKey(), nonces: DPoPNonceStore()))
-            let refused = try await server.getResourceRaw(accessToken: accessToken,
-                                                          proof: try otherKey.proof(method: "GET", url: server.resourceURL, accessToken: accessToken))
+            let refused = try await server.getResourceRaw(
+                accessToken: accessToken,
+                proof: try otherKey.proof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             #expect(refused.status == 401 && refused.challenge == #"DPoP error="invalid_token""#)
-            let outcome = await manager.handleAPIFailure(status: refused.status, body: refused.body, wwwAuthenticate: refused.challenge,
-                                                         sentToken: accessToken)
+            let outcome = await manager.handleAPIFailure(
+                status: refused.status, body: refused.body, wwwAuthenticate: refused.challenge,
+                sentToken: accessToken)
             guard case .home(let refreshed)? = outcome else { Issue.record("a DPoP invalid_token refreshes: \(String(describing: outcome))"); return }
             #expect(refreshed.tokenVersion == 2)
         }
@@ -161,11 +164,13 @@ struct DPoPTests {
             let redirectURI = try #require(URL(string: "http://127.0.0.1/callback"))
             var policy = ResumePolicy()
             policy.idleTimeout = nil
-            let manager = ResumeManager(path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
-                                        refresher: OAuth2Refresher(tokenEndpoint: server.oauthTokenEndpoint, clientID: "app", timeout: 10),
-                                        policy: policy, clock: clock.function, dpop: DPoPConfiguration())
-            let flow = AuthorizationCodeFlow(authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.oauthTokenEndpoint,
-                                             clientID: "app", redirectURI: redirectURI, timeout: 10)
+            let manager = ResumeManager(
+                path: fixture.path, keyProvider: KeyFileProvider(path: fixture.path + ".key"),
+                refresher: OAuth2Refresher(tokenEndpoint: server.oauthTokenEndpoint, clientID: "app", timeout: 10),
+                policy: policy, clock: clock.function, dpop: DPoPConfiguration())
+            let flow = AuthorizationCodeFlow(
+                authorizationEndpoint: server.authorizationEndpoint, tokenEndpoint: server.oauthTokenEndpoint,
+                clientID: "app", redirectURI: redirectURI, timeout: 10)
             let request = try flow.authorizationRequest()
             let redirect = try await server.consent(request.url)
             let session = try await manager.signIn(completing: request, redirect: redirect)
@@ -188,8 +193,10 @@ struct DPoPTests {
             let first = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
             #expect(challenged.status == 401 && challenged.challenge == #"DPoP error="use_dpop_nonce""#)
-            #expect(await manager.takeDPoPNonce(status: challenged.status, wwwAuthenticate: challenged.challenge,
-                                                dpopNonce: challenged.nonce, for: server.resourceURL))
+            #expect(
+                await manager.takeDPoPNonce(
+                    status: challenged.status, wwwAuthenticate: challenged.challenge,
+                    dpopNonce: challenged.nonce, for: server.resourceURL))
             let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             let retried = try await server.getResourceRaw(accessToken: accessToken, proof: second)
             #expect(retried.status == 200)
@@ -232,8 +239,10 @@ struct DPoPTests {
             let copy = TemporaryDirectory()
             let copyPath = copy.file("vault.db")
             let from = VaultFiles(database: fixture.path), to = VaultFiles(database: copyPath)
-            for (source, target) in zip([from.database, from.wal, from.sharedMemory, from.journal, from.header],
-                                        [to.database, to.wal, to.sharedMemory, to.journal, to.header]) where FileManager.default.fileExists(atPath: source) {
+            for (source, target) in zip(
+                [from.database, from.wal, from.sharedMemory, from.journal, from.header],
+                [to.database, to.wal, to.sharedMemory, to.journal, to.header]) where FileManager.default.fileExists(atPath: source)
+            {
                 try FileManager.default.copyItem(atPath: source, toPath: target)
             }
             try FileManager.default.copyItem(atPath: fixture.path + ".key", toPath: copyPath + ".key")

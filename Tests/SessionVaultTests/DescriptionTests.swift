@@ -14,7 +14,8 @@ struct DescriptionTests {
         let text = "\(session)"
         let refresh = try #require(session.refreshTokenFingerprint?.hex)
         let access = try #require(session.accessTokenFingerprint?.hex)
-        #expect(text == "Session(\(session.id.prefix(8))…, subject user-123, refresh fp \(refresh) until 2027-02-14T08:00:00Z, "
+        #expect(
+            text == "Session(\(session.id.prefix(8))…, subject user-123, refresh fp \(refresh) until 2027-02-14T08:00:00Z, "
                 + "access fp \(access) until 2027-01-15T09:00:00Z, version 1, biometric)")
         #expect(!text.contains("mentor@example.org") && !text.contains("Kari"))
         #expect("\(session.identity)" == "SessionIdentity(subject user-123, tenant tenant-9, roles peer_mentor)")
@@ -31,7 +32,7 @@ struct DescriptionTests {
             "\(response)", "\(ResumePath.valid(session))", "\(ResumePath.expired(session, .idle))", "\(ResumePath.missing(.signedOut))",
             "\(ResumeOutcome.home(session))", "\(ResumeOutcome.login(reason: .refreshRejected, showExpiredMessage: true))",
             "\(ResumeOutcome.offline(session, retryAfter: 2))", "\(FreshTokenOutcome.token(access, session))",
-            "\(VaultEvent.tokenUpdated(session.refreshTokenFingerprint))", "\(VaultEvent.wiped(.rollback))",
+            "\(VaultEvent.tokenUpdated(session.refreshTokenFingerprint))", "\(VaultEvent.wiped(.rollback))"
         ]
         #expect(texts[0] == "TokenResponse(bearer, access expires in 3600 s, refresh token present, subject user-123)")
         #expect(texts[1] == "valid(session \(short))")

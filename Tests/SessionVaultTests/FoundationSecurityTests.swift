@@ -243,14 +243,18 @@ struct FoundationSecurityTests {
         let response = try Fixtures.goTrue()
         let session = try await vault.store(response)
         let refresh = try #require(try await vault.refreshToken())
-        var texts = [String(describing: response), String(reflecting: response), String(describing: session),
-                     String(describing: refresh), String(reflecting: refresh), "\(try await vault.snapshot())"]
+        var texts = [
+            String(describing: response), String(reflecting: response), String(describing: session),
+            String(describing: refresh), String(reflecting: refresh), "\(try await vault.snapshot())"
+        ]
         var dumped = ""
         dump(response, to: &dumped)
         dump(refresh, to: &dumped)
         texts.append(dumped)
-        let errors: [any Error] = [VaultError.staleSession, VaultError.invalidTokenResponse(.missingField("refresh_token")),
-                                   RefreshError.invalidGrant, KeyProviderError.invalid("x")]
+        let errors: [any Error] = [
+            VaultError.staleSession, VaultError.invalidTokenResponse(.missingField("refresh_token")),
+            RefreshError.invalidGrant, KeyProviderError.invalid("x")
+        ]
         texts += errors.map { "\($0)" }
         for text in texts {
             #expect(!text.contains(Fixtures.refreshMarker), "a refresh token leaked into a description")
@@ -267,9 +271,11 @@ struct FoundationSecurityTests {
         let ad = TokenColumn.refreshToken.associatedData(sessionID: "a", tokenVersion: 1)
         let sealed = FieldCipher.seal(token, key: keys.fieldKey, associatedData: ad)
         #expect(try FieldCipher.open(sealed, key: keys.fieldKey, associatedData: ad) == token)
-        for other in [TokenColumn.refreshToken.associatedData(sessionID: "b", tokenVersion: 1),
-                      TokenColumn.accessToken.associatedData(sessionID: "a", tokenVersion: 1),
-                      TokenColumn.refreshToken.associatedData(sessionID: "a", tokenVersion: 2)] {
+        for other in [
+            TokenColumn.refreshToken.associatedData(sessionID: "b", tokenVersion: 1),
+            TokenColumn.accessToken.associatedData(sessionID: "a", tokenVersion: 1),
+            TokenColumn.refreshToken.associatedData(sessionID: "a", tokenVersion: 2)
+        ] {
             #expect(throws: CryptoError.authenticationFailed) { try FieldCipher.open(sealed, key: keys.fieldKey, associatedData: other) }
         }
     }

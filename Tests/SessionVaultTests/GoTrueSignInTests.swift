@@ -23,9 +23,10 @@ struct GoTrueSignInTests {
     func manager(_ server: GoTrueSignInServer, apiKey: String = GoTrueSignInServer.apiKey) -> ResumeManager {
         var policy = ResumePolicy()
         policy.idleTimeout = nil
-        return ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                             refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: apiKey, timeout: 5),
-                             policy: policy, clock: fixture.clock.function)
+        return ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: apiKey, timeout: 5),
+            policy: policy, clock: fixture.clock.function)
     }
 
     func signInError(_ manager: ResumeManager, email: String = email, password: String) async -> SignInError? {
@@ -90,14 +91,15 @@ struct GoTrueSignInTests {
         #expect(server.signInRequests.count == 8)
     }
 
-    @Test("429 bodies and headers: retry_after, Retry-After, the seed's text, nothing (60 s), a day at most",
-          arguments: [
+    @Test(
+        "429 bodies and headers: retry_after, Retry-After, the seed's text, nothing (60 s), a day at most",
+        arguments: [
             (#"{"error":"rate_limit_exceeded","error_description":"Too many requests. Retry after 60 seconds.","retry_after":42}"#, nil, 42.0),
             (#"{"error":"over_request_rate_limit","msg":"Request rate limit reached"}"#, "17", 17.0),
             (#"{"error":"rate_limit_exceeded","error_description":"Too many login attempts. Please try again in 60 seconds."}"#, nil, 60.0),
             ("not json at all", nil, 60.0),
-            (#"{"error":"rate_limit_exceeded","retry_after":1e300}"#, nil, 86_400.0),
-          ] as [(String, String?, Double)])
+            (#"{"error":"rate_limit_exceeded","retry_after":1e300}"#, nil, 86_400.0)
+        ] as [(String, String?, Double)])
     func rateLimitAnswers(body: String, header: String?, expected: Double) async throws {
         let server = try server()
         server.script(.json(status: 429, body, headers: header.map { [("Retry-After", $0)] } ?? []))
@@ -125,13 +127,14 @@ struct GoTrueSignInTests {
         #expect(try await manager(server).vault.currentSession() == nil)
     }
 
-    @Test("a response the vault refuses (out-of-range numbers, no user) stores nothing",
-          arguments: [
+    @Test(
+        "a response the vault refuses (out-of-range numbers, no user) stores nothing",
+        arguments: [
             #"{"access_token":"a","token_type":"bearer","expires_in":99999999999,"refresh_token":"r","user":{"id":"user-1"}}"#,
             #"{"access_token":"a","token_type":"bearer","expires_in":3600,"expires_at":-5,"refresh_token":"r","user":{"id":"user-1"}}"#,
             #"{"access_token":"a","token_type":"bearer","expires_in":3600,"refresh_token":"r"}"#,
-            #"{"token_type":"bearer"}"#,
-          ])
+            #"{"token_type":"bearer"}"#
+        ])
     func refusedResponses(body: String) async throws {
         let server = try server()
         server.script(.json(body))
@@ -183,7 +186,7 @@ struct GoTrueSignInTests {
     func aLateSignInIsSupersededAcrossProcesses() async throws {
         let server = try server()
         let manager = manager(server)
-        _ = try await manager.vault   // created here, so the other process only stores
+        _ = try await manager.vault  // created here, so the other process only stores
         let gate = server.holdNext()
         let late = Task { () async -> SignInError? in await signInError(manager, password: Self.password) }
         #expect(await server.http.waitForRequests(1))
@@ -222,9 +225,10 @@ struct SignInBiometricOptInTests {
         let server = try GoTrueSignInServer(clock: fixture.clock)
         server.addUser(email: "a@example.org", password: "pw", id: "user-1")
         let gate = ScriptedBiometricGate(result: .cancelled, domainState: [7, 7, 7])
-        let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: GoTrueSignInServer.apiKey, timeout: 5),
-                                    biometrics: gate, clock: fixture.clock.function)
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: GoTrueSignInServer.apiKey, timeout: 5),
+            biometrics: gate, clock: fixture.clock.function)
         await #expect(throws: VaultError.noSession) { try await manager.enableBiometricUnlock(reason: "Unlock with Face ID") }
         let session = try await manager.signIn(email: "a@example.org", password: "pw", biometricEnabled: false)
         #expect(!session.biometricEnabled)

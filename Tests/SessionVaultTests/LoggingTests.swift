@@ -17,7 +17,8 @@ struct LoggingTests {
         let stored = try await vault.store(Fixtures.goTrue())
         try await vault.rotate(Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-2", access: "\(Fixtures.accessMarker)-2"))
         fixture.clock.advance(by: 7200)
-        server.enqueue(.json(#"{"access_token":"\#(Fixtures.accessMarker)-3","token_type":"bearer","expires_in":3600,"refresh_token":"\#(Fixtures.refreshMarker)-3"}"#))
+        server.enqueue(
+            .json(#"{"access_token":"\#(Fixtures.accessMarker)-3","token_type":"bearer","expires_in":3600,"refresh_token":"\#(Fixtures.refreshMarker)-3"}"#))
         server.enqueue(.json(status: 400, #"{"error":"invalid_grant","error_description":"Invalid Refresh Token: \#(Fixtures.refreshMarker)"}"#))
         let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon"))
         guard case .home = await manager.resume() else { Issue.record("expected home"); return }

@@ -21,7 +21,9 @@ struct MissingDirectoryTests {
     @Test func theFirstLaunchCreatesTheMissingDirectoriesAndGoesToLogin() async throws {
         let support = directory.file("Library/Application Support")
         let path = (support as NSString).appendingPathComponent("vault.db")
-        let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath), refresher: GoTrueRefresher(baseURL: try #require(URL(string: "http://127.0.0.1:9")), apiKey: "anon"))
+        let manager = ResumeManager(
+            path: path, keyProvider: KeyFileProvider(path: keyPath),
+            refresher: GoTrueRefresher(baseURL: try #require(URL(string: "http://127.0.0.1:9")), apiKey: "anon"))
         let outcome = await manager.resume()
         #expect(outcome == .login(reason: .neverSignedIn, showExpiredMessage: false), "\(outcome)")
         for created in [directory.file("Library"), support] {

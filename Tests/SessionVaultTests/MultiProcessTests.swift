@@ -56,7 +56,10 @@ struct MultiProcessTests {
         let server = try ScriptedHTTPServer()
         // Already expired when stored: both processes decide `expired` on launch.
         _ = try await storeSession(expiresIn: 0)
-        server.enqueue(.json(#"{"access_token":"new-access","token_type":"bearer","expires_in":3600,"refresh_token":"rotated-across-processes","user":{"id":"user-123"}}"#, delay: 0.8))
+        server.enqueue(
+            .json(
+                #"{"access_token":"new-access","token_type":"bearer","expires_in":3600,"refresh_token":"rotated-across-processes","user":{"id":"user-123"}}"#,
+                delay: 0.8))
         server.defaultResponse = .json(status: 400, #"{"error":"invalid_grant","error_description":"Invalid Refresh Token: Already Used"}"#)
         let first = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)
         let second = try TestHostProcess(["resume", path, keyPath, server.baseURL.absoluteString], scratch: directory)

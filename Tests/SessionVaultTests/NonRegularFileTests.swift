@@ -80,8 +80,9 @@ struct NonRegularFileTests {
             #expect(resumed.output.hasPrefix("unavailable") && resumed.output.contains(says), "\(kind): \(resumed.output)")
             var info = stat()
             #expect(lstat(fixture.path, &info) == 0, "\(kind): the path was removed")
-            #expect(FileManager.default.fileExists(atPath: fixture.files.header) && FileManager.default.fileExists(atPath: fixture.keyPath),
-                    "\(kind): nothing wiped")
+            #expect(
+                FileManager.default.fileExists(atPath: fixture.files.header) && FileManager.default.fileExists(atPath: fixture.keyPath),
+                "\(kind): nothing wiped")
         }
     }
 

@@ -25,9 +25,10 @@ struct NotSQLCipherTests {
             int sqlite3_rekey(void *db, const void *key, int length) { (void)db; (void)key; (void)length; return 0; }
             """
         guard FileManager.default.createFile(atPath: source, contents: Data(stubs.utf8)),
-              let compiled = try? await Shell.run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", library, source]),
-              compiled.status == 0,
-              let found = try? await Shell.run("/usr/bin/env", ["cc", "-print-file-name=libsqlite3.so.0"]) else { return nil }
+            let compiled = try? await Shell.run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", library, source]),
+            compiled.status == 0,
+            let found = try? await Shell.run("/usr/bin/env", ["cc", "-print-file-name=libsqlite3.so.0"])
+        else { return nil }
         let plain = found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         // cc prints the bare name back when it finds no such file.
         guard plain.hasPrefix("/"), FileManager.default.fileExists(atPath: plain) else { return nil }

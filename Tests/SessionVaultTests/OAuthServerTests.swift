@@ -33,8 +33,11 @@ struct OAuthServerTests {
         }
 
         func manager(_ vault: Vault, server: OAuthTestServer, clientID: String? = nil, scope: String? = nil) -> ResumeManager {
-            ResumeManager(vault: vault, refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: clientID ?? server.clientID, scope: scope,
-                                                                   revocationEndpoint: server.revocationEndpoint))
+            ResumeManager(
+                vault: vault,
+                refresher: OAuth2Refresher(
+                    tokenEndpoint: server.tokenEndpoint, clientID: clientID ?? server.clientID, scope: scope,
+                    revocationEndpoint: server.revocationEndpoint))
         }
 
         /// Moves past the access token's lifetime (the server's is seconds).
@@ -206,8 +209,9 @@ struct OAuthServerTests {
             #expect(results.first?.hasSuffix(" v2") == true)
             #expect(try await server.requestCounts()["refresh_token"] == 1, "one refresh reached the server")
             let firstTokens = try Self.tokens(in: first)
-            #expect(hosts.filter { $0.output.contains(firstTokens.refresh) || $0.output.contains(firstTokens.access) }.isEmpty,
-                    "a process printed a token")
+            #expect(
+                hosts.filter { $0.output.contains(firstTokens.refresh) || $0.output.contains(firstTokens.access) }.isEmpty,
+                "a process printed a token")
         }
     }
 

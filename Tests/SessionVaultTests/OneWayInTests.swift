@@ -31,8 +31,9 @@ struct OneWayInTests {
         let lines = RecordingLogHandler.Store()
         var policy = ResumePolicy()
         policy.idleTimeout = nil
-        let vault = try Vault.open(at: fixture.path, keyProvider: fixture.keys, policy: policy, clock: fixture.clock.function,
-                                   logger: Logger(label: "app") { _ in RecordingLogHandler(store: lines) })
+        let vault = try Vault.open(
+            at: fixture.path, keyProvider: fixture.keys, policy: policy, clock: fixture.clock.function,
+            logger: Logger(label: "app") { _ in RecordingLogHandler(store: lines) })
         try await vault.store(Fixtures.goTrue())
         let manager = ResumeManager(vault: vault, refresher: refresher)
         #expect(await manager.policy == policy)

@@ -13,13 +13,15 @@ struct OutsideNumberTests {
     static let extremes = [
         "9223372036854775807", "-9223372036854775808", "\"9223372036854775807\"", "\"-9223372036854775808\"",
         "1e16", "-1e16", "4e18", "1e300", "-1e300", "\"1e16\"", "\"NaN\"", "\"nan\"", "\"inf\"", "\"\"",
-        "-1", "\"-1\"", "1.5", "3600.25", "true", "[]", "{}",
+        "-1", "\"-1\"", "1.5", "3600.25", "true", "[]", "{}"
     ]
 
     static let fields = ["expires_in", "expires_at", "refresh_expires_in"]
 
     static func body(_ field: String, _ value: String) -> Data {
-        Data(#"{"access_token":"a-\#(Fixtures.accessMarker)","refresh_token":"\#(Fixtures.refreshMarker)-x","\#(field)":\#(value),"user":{"id":"user-123"}}"#.utf8)
+        Data(
+            #"{"access_token":"a-\#(Fixtures.accessMarker)","refresh_token":"\#(Fixtures.refreshMarker)-x","\#(field)":\#(value),"user":{"id":"user-123"}}"#
+                .utf8)
     }
 
     @Test func theParserRefusesEachFieldsExtremesByName() {
@@ -33,8 +35,10 @@ struct OutsideNumberTests {
     }
 
     @Test func theParserAcceptsTheEdgesOfEachRange() throws {
-        for (field, range) in [("expires_in", TokenResponse.lifetimeRange), ("expires_at", TokenResponse.unixTimeRange),
-                               ("refresh_expires_in", TokenResponse.lifetimeRange)] {
+        for (field, range) in [
+            ("expires_in", TokenResponse.lifetimeRange), ("expires_at", TokenResponse.unixTimeRange),
+            ("refresh_expires_in", TokenResponse.lifetimeRange)
+        ] {
             for value in [range.lowerBound, range.upperBound] {
                 let response = try TokenResponse(json: Self.body(field, String(value)))
                 let parsed = field == "expires_in" ? response.expiresIn : field == "expires_at" ? response.expiresAt : response.refreshExpiresIn
@@ -51,9 +55,10 @@ struct OutsideNumberTests {
     static func handBuilt(refresh: String) throws -> [(String, TokenResponse)] {
         let access = try Token("access-\(refresh)"), refreshToken = try Token(refresh)
         func response(expiresIn: Int64? = 3600, expiresAt: Int64? = nil, refreshExpiresIn: Int64? = nil) -> TokenResponse {
-            TokenResponse(accessToken: access, expiresIn: expiresIn, expiresAt: expiresAt,
-                          refreshToken: refreshToken, refreshExpiresIn: refreshExpiresIn,
-                          identity: SessionIdentity(subject: "user-123"))
+            TokenResponse(
+                accessToken: access, expiresIn: expiresIn, expiresAt: expiresAt,
+                refreshToken: refreshToken, refreshExpiresIn: refreshExpiresIn,
+                identity: SessionIdentity(subject: "user-123"))
         }
         return [
             ("expires_in", response(expiresIn: .max)), ("expires_in", response(expiresIn: .min)),
@@ -63,7 +68,7 @@ struct OutsideNumberTests {
             ("expires_at", response(expiresIn: nil, expiresAt: .min)),
             ("refresh_expires_in", response(refreshExpiresIn: 10_000_000_000_000_000)),
             ("refresh_expires_in", response(refreshExpiresIn: .max)),
-            ("refresh_expires_in", response(refreshExpiresIn: -1)),
+            ("refresh_expires_in", response(refreshExpiresIn: -1))
         ]
     }
 
@@ -94,14 +99,15 @@ struct OutsideNumberTests {
         }
         let edges: [(Int64?, Int64?, Int64?)] = [
             (0, nil, 0), (TokenResponse.lifetimeRange.upperBound, TokenResponse.unixTimeRange.upperBound, TokenResponse.lifetimeRange.upperBound),
-            (nil, 0, nil), (nil, TokenResponse.unixTimeRange.upperBound, 0), (nil, nil, nil),
+            (nil, 0, nil), (nil, TokenResponse.unixTimeRange.upperBound, 0), (nil, nil, nil)
         ]
         for (index, (expiresIn, expiresAt, refreshExpiresIn)) in edges.enumerated() {
             let fixture = TestVault()
             func response(_ refresh: String) throws -> TokenResponse {
-                TokenResponse(accessToken: try Token("access-\(refresh)"), expiresIn: expiresIn, expiresAt: expiresAt,
-                              refreshToken: try Token(refresh), refreshExpiresIn: refreshExpiresIn,
-                              identity: SessionIdentity(subject: "user-123"))
+                TokenResponse(
+                    accessToken: try Token("access-\(refresh)"), expiresIn: expiresIn, expiresAt: expiresAt,
+                    refreshToken: try Token(refresh), refreshExpiresIn: refreshExpiresIn,
+                    identity: SessionIdentity(subject: "user-123"))
             }
             let vault = try fixture.open()
             try await vault.store(try response("stored-\(index)"))
@@ -124,7 +130,7 @@ struct OutsideNumberTests {
     @Test(arguments: [
         #""expires_in":"9223372036854775807""#, #""expires_in":1e16"#, #""expires_in":4e18"#,
         #""expires_at":1e16"#, #""expires_at":-1e16"#, #""refresh_expires_in":1e16"#, #""refresh_expires_in":-1"#,
-        #""expires_in":-1e300"#, #""expires_at":"NaN""#,
+        #""expires_in":-1e300"#, #""expires_at":"NaN""#
     ])
     func aRefreshAnsweredWithExtremeNumbersGivesATypedOutcome(_ numbers: String) async throws {
         let fixture = TestVault()
@@ -135,8 +141,9 @@ struct OutsideNumberTests {
         try await vault.store(Fixtures.goTrue(expiresIn: 0))
         await vault.close()
         server.enqueue(.json(#"{"access_token":"access-rotated","token_type":"bearer","refresh_token":"rotated",\#(numbers)}"#))
-        let host = try TestHostProcess(["resume", fixture.path, fixture.keyPath, server.baseURL.appendingPathComponent("auth/v1").absoluteString],
-                                       scratch: fixture.directory)
+        let host = try TestHostProcess(
+            ["resume", fixture.path, fixture.keyPath, server.baseURL.appendingPathComponent("auth/v1").absoluteString],
+            scratch: fixture.directory)
         let status = await host.finish(timeout: 60)
         #expect(!host.crashed, "the resume trapped (\(numbers))")
         #expect(status == 0, "\(numbers): \(host.output)")
@@ -156,8 +163,10 @@ struct OutsideNumberTests {
         await vault.close()
         let original = try #require(try HeaderFile.read(at: fixture.files.header))
         guard case .argon2id(let salt, _, _) = original.derivation else { Issue.record("not a passphrase vault"); return }
-        let cases: [(UInt64, UInt64)] = [(1, 1 << 63), (1, .max), (UInt64(UInt32.max), UInt64(crypto_pwhash_memlimit_min())),
-                                         (.max, UInt64(crypto_pwhash_memlimit_min())), (0, UInt64(crypto_pwhash_memlimit_min())), (1, 0)]
+        let cases: [(UInt64, UInt64)] = [
+            (1, 1 << 63), (1, .max), (UInt64(UInt32.max), UInt64(crypto_pwhash_memlimit_min())),
+            (.max, UInt64(crypto_pwhash_memlimit_min())), (0, UInt64(crypto_pwhash_memlimit_min())), (1, 0)
+        ]
         for (ops, mem) in cases {
             var doctored = original
             doctored.derivation = .argon2id(salt: salt, opsLimit: ops, memLimit: mem)

@@ -27,7 +27,8 @@ struct OwnershipTests {
             var info = stat()
             lstat(directory.file(name), &info)
             // A link is compared by where it points, not by the file behind it.
-            result[name] = (info.st_mode & S_IFMT) == S_IFLNK
+            result[name] =
+                (info.st_mode & S_IFMT) == S_IFLNK
                 ? Data(((try? FileManager.default.destinationOfSymbolicLink(atPath: directory.file(name))) ?? "").utf8)
                 : FileManager.default.contents(atPath: directory.file(name))
         }

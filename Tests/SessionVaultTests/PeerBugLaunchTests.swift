@@ -19,8 +19,9 @@ struct PeerBugLaunchTests {
     }
 
     func manager(keys: any KeyProvider, policy: ResumePolicy = ResumePolicy(), waitLimit: TimeInterval = 10) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
-                      policy: policy, clock: fixture.clock.function, refreshWaitLimit: waitLimit, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
+            policy: policy, clock: fixture.clock.function, refreshWaitLimit: waitLimit, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     /// Signs in once with `keys` and closes the vault, as the previous run of the app did.
@@ -125,8 +126,9 @@ struct PeerBugLaunchTests {
         let vault = try Vault.open(at: fixture.path, keyProvider: keys, policy: ResumeManagerTests.noIdle, clock: fixture.clock.function)
         let atLaunch = try #require(try await vault.currentSession(), "the app lets the user in on this")
         var events = await vault.events().makeAsyncIterator()
-        let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
-                                    backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        let manager = ResumeManager(
+            vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
+            backoff: RetryBackoff(base: 0.01, cap: 0.1))
         server.enqueue(.json(status: 503, #"{"message":"upstream down"}"#))
         guard case .offline(let offlineSession, _) = await manager.resume() else { Issue.record("an outage is offline"); return }
         #expect(offlineSession.id == atLaunch.id)
@@ -183,8 +185,9 @@ struct PeerBugLaunchTests {
         }
         #expect(!FileManager.default.fileExists(atPath: restored.keyPath))
         #expect(await Self.openError(restored) == .keyMissing, "classified, not a crash and not a silent empty vault")
-        let manager = ResumeManager(path: restored.path, keyProvider: restored.keys,
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5), clock: restored.clock.function)
+        let manager = ResumeManager(
+            path: restored.path, keyProvider: restored.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5), clock: restored.clock.function)
         #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.keyMissing), showExpiredMessage: false))
         #expect(Vault.tombstone(at: restored.path)?.reason == .keyMissing)
         // Sign-in on the new device stores and reads back.

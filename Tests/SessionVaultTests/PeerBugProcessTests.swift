@@ -43,15 +43,17 @@ struct PeerBugProcessTests {
     }
 
     func manager(waitLimit: TimeInterval = 60) -> ResumeManager {
-        ResumeManager(path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120),
-                      refreshWaitLimit: waitLimit)
+        ResumeManager(
+            path: path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120),
+            refreshWaitLimit: waitLimit)
     }
 
     /// The refresh tokens presented to the server, in order (test-side only; never printed).
     var presentedTokens: [String] {
         server.requests.compactMap { request in
             guard request.path.contains("grant_type=refresh_token"),
-                  let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]
+            else { return nil }
             return object["refresh_token"] as? String
         }
     }
@@ -194,8 +196,9 @@ struct PeerBugProcessTests {
         for process in processes {
             #expect(await process.finish() == 0, "\(process.output)")
             // 250 calls, one distinct access token, on the rotated session (version 2).
-            #expect(process.lines.count == 2 && process.lines[1].hasPrefix("tokens 250 1 ") && process.lines[1].hasSuffix(" v2"),
-                    "\(process.lines), after: \(process.log.split(separator: "\n").suffix(8))")
+            #expect(
+                process.lines.count == 2 && process.lines[1].hasPrefix("tokens 250 1 ") && process.lines[1].hasSuffix(" v2"),
+                "\(process.lines), after: \(process.log.split(separator: "\n").suffix(8))")
         }
         #expect(server.requestCount == 1, "one refresh for 2,000 callers in 5 processes")
     }

@@ -15,10 +15,10 @@ struct PeerBugRenewalTests {
     init() throws { server = try ScriptedHTTPServer() }
 
     func manager(_ vault: TestVault, keys: any KeyProvider) -> ResumeManager {
-        ResumeManager(path: vault.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
-                      policy: ResumeManagerTests.noIdle, clock: vault.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: vault.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 5),
+            policy: ResumeManagerTests.noIdle, clock: vault.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
-
 
     // supabase-swift #630: when one auto-refresh failed (airplane mode, a failed call), the SDK's
     // refresh loop stopped for good: it only scheduled the next refresh from a successful one.
@@ -83,9 +83,11 @@ struct PeerBugRenewalTests {
         let size = try #require(FileManager.default.attributesOfItem(atPath: damaged.path)[.size] as? Int)
         try Data((0..<size).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: damaged.path))
 
-        let managers: [(String, ResumeManager)] = [("signedOut", manager(signedOut, keys: signedOut.keys)),
-                                                   ("locked", manager(locked, keys: lockedKeys)),
-                                                   ("damaged", manager(damaged, keys: damaged.keys))]
+        let managers: [(String, ResumeManager)] = [
+            ("signedOut", manager(signedOut, keys: signedOut.keys)),
+            ("locked", manager(locked, keys: lockedKeys)),
+            ("damaged", manager(damaged, keys: damaged.keys))
+        ]
         let outcomes = await withTaskGroup(of: (String, FreshTokenOutcome).self) { group in
             for round in 0..<300 {
                 let (which, manager) = managers[round % 3]

@@ -63,9 +63,11 @@ struct PinnedCipherSettingsTests {
     @Test func theListNamesEverySettingOfTheFormat() {
         let main = Connection.cipherSettings(schema: nil, pageSize: 4096, kdfIterations: 64_000)
         let copy = Connection.cipherSettings(schema: "rekeyed", pageSize: 4096, kdfIterations: 64_000)
-        for setting in ["cipher_compatibility = 3", "cipher_page_size = 4096", "kdf_iter = 64000", "cipher_use_hmac = ON",
-                        "cipher_hmac_algorithm = HMAC_SHA1", "cipher_kdf_algorithm = PBKDF2_HMAC_SHA1",
-                        "cipher_plaintext_header_size = 0"] {
+        for setting in [
+            "cipher_compatibility = 3", "cipher_page_size = 4096", "kdf_iter = 64000", "cipher_use_hmac = ON",
+            "cipher_hmac_algorithm = HMAC_SHA1", "cipher_kdf_algorithm = PBKDF2_HMAC_SHA1",
+            "cipher_plaintext_header_size = 0"
+        ] {
             #expect(main.contains("PRAGMA \(setting);"), "\(setting)")
             #expect(copy.contains("PRAGMA rekeyed.\(setting);"), "\(setting)")
         }

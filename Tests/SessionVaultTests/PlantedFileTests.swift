@@ -32,7 +32,7 @@ struct PlantedFileTests {
         Site(description: "structure lock", launchTouches: true) { files, _ in files.structureLock },
         Site(description: "refresh lock", launchTouches: false) { files, _ in files.refreshLock },
         Site(description: "-rekey", launchTouches: true) { files, _ in files.rekeyTemporary },
-        Site(description: "-creating", launchTouches: true) { files, _ in files.creating },
+        Site(description: "-creating", launchTouches: true) { files, _ in files.creating }
     ]
 
     /// What was planted, as `lstat` and the link's target describe it, and the bytes of the
@@ -94,8 +94,9 @@ struct PlantedFileTests {
         #expect(resumed.status != nil, "\(label): the launch hung")
         #expect(!resumed.output.hasPrefix("login"), "\(label): the launch gave up the session: \(resumed.output)")
         if site.launchTouches {
-            #expect(resumed.output.hasPrefix("unavailable") && Self.saysWhatWasFound(resumed.output),
-                    "\(label): expected a refusal that names what was found, got \(resumed.output)")
+            #expect(
+                resumed.output.hasPrefix("unavailable") && Self.saysWhatWasFound(resumed.output),
+                "\(label): expected a refusal that names what was found, got \(resumed.output)")
         } else {
             // The session was stored on the test's clock (2027), later than the host's real
             // clock: a clock behind recorded activity locks under the idle timeout; otherwise the
@@ -107,8 +108,9 @@ struct PlantedFileTests {
         #expect(rotated.status != nil, "\(label): the write hung")
         #expect(!rotated.output.contains("corrupted"), "\(label): \(rotated.output)")
         if site.launchTouches {
-            #expect(rotated.output.hasPrefix("error:") && Self.saysWhatWasFound(rotated.output),
-                    "\(label): expected a refusal that names what was found, got \(rotated.output)")
+            #expect(
+                rotated.output.hasPrefix("error:") && Self.saysWhatWasFound(rotated.output),
+                "\(label): expected a refusal that names what was found, got \(rotated.output)")
         } else {
             #expect(rotated.output.hasPrefix("rotated"), "\(label): \(rotated.output)")
         }

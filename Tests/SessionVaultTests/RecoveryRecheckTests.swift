@@ -53,8 +53,9 @@ struct RecoveryRecheckTests {
 
     func expectSessionStill(_ stored: Session) async throws {
         let vault = try Vault.open(at: path, keyProvider: keys, create: false)
-        #expect(try await vault.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint,
-                "the session stored after the first recovery was wiped by the late one")
+        #expect(
+            try await vault.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint,
+            "the session stored after the first recovery was wiped by the late one")
         await vault.close()
     }
 

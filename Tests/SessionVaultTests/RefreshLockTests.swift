@@ -36,8 +36,9 @@ struct RefreshLockTests {
     }
 
     func manager(waitLimit: TimeInterval) throws -> ResumeManager {
-        ResumeManager(vault: try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath)),
-                      refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120), refreshWaitLimit: waitLimit)
+        ResumeManager(
+            vault: try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath)),
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon", timeout: 120), refreshWaitLimit: waitLimit)
     }
 
     @Test func aHolderStoppedWhileItsRequestIsOutKeepsTheTokenItsOwn() async throws {

@@ -39,10 +39,11 @@ struct ReplacedDuringRefreshTests {
         device.advance(by: -3 * 3600)
         var policy = ResumePolicy()
         policy.idleTimeout = 30 * 60
-        let extensionManager = ResumeManager(path: path, keyProvider: keys,
-                                             refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon", timeout: 30),
-                                             policy: policy, clock: device.function, refreshWaitLimit: 0.2,
-                                             backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        let extensionManager = ResumeManager(
+            path: path, keyProvider: keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon", timeout: 30),
+            policy: policy, clock: device.function, refreshWaitLimit: 0.2,
+            backoff: RetryBackoff(base: 0.01, cap: 0.1))
         let call = Task { await extensionManager.backgroundAccessToken() }
         #expect(await server.waitForRequests(1), "the extension's refresh never reached the server")
         // The user signs in afresh while that refresh is out.
@@ -67,6 +68,10 @@ struct ReplacedDuringRefreshTests {
 final class RequestCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1; return value
+        }
+    }
     var count: Int { lock.withLock { value } }
 }

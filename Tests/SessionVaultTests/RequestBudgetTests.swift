@@ -24,9 +24,10 @@ struct RequestBudgetTests {
         await vault.close()
         var policy = ResumePolicy()
         policy.idleTimeout = 30 * 60
-        let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                    policy: policy, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+            policy: policy, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
         // What the server really grants: a stated lifetime, or an hour when it states none.
         let realLifetime = TimeInterval(expiresIn ?? 3600)
         let step: TimeInterval = 30
@@ -69,8 +70,9 @@ struct RequestBudgetTests {
         await manager.stopAutoRefresh()
         let refreshes = server.refreshCount, issued = server.issuedAccessTokens, limited = server.rateLimitedCount
         let lifetime = expiresIn.map { "\($0) s" } ?? "none stated"
-        print("request budget, access lifetime \(lifetime), simulated day: \(refreshes) refresh requests for \(issued) access tokens issued"
-              + " (\(limited) answered 429, \(unauthorized) API 401s, \(unlocks) unlock, \(offline) calls offline), \(server.reuseCount) reused")
+        print(
+            "request budget, access lifetime \(lifetime), simulated day: \(refreshes) refresh requests for \(issued) access tokens issued"
+                + " (\(limited) answered 429, \(unauthorized) API 401s, \(unlocks) unlock, \(offline) calls offline), \(server.reuseCount) reused")
         #expect(server.reuseCount == 0)
         #expect(limited == 3)
         // Each issued token refreshed at most once (the last one not yet), plus one for the

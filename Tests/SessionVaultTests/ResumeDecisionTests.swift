@@ -7,19 +7,23 @@ struct ResumeDecisionTests {
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     let policy = ResumePolicy()
 
-    func session(accessIn: TimeInterval? = 3600, refreshIn: TimeInterval? = 30 * 86400, lastActiveAgo: TimeInterval = 0,
-                 hasRefresh: Bool = true, hasAccess: Bool = true, deadlineIn: TimeInterval? = nil, pending: Bool = false) -> Session {
-        Session(id: "s1", identity: SessionIdentity(subject: "u"), activeSubject: nil, tokenType: "bearer", scope: nil,
-                refreshTokenFingerprint: hasRefresh ? Fingerprint(hex: "00112233aabbccdd") : nil,
-                accessTokenFingerprint: hasAccess ? Fingerprint(hex: "99887766aabbccdd") : nil,
-                accessExpiresAt: accessIn.map { start + $0 }, serverExpiresAt: nil, refreshExpiresAt: refreshIn.map { start + $0 },
-                issuedAt: start - 60, absoluteDeadline: deadlineIn.map { start + $0 }, lastActiveAt: start - lastActiveAgo,
-                biometricEnabled: false, tokenVersion: 1, refreshPendingSince: pending ? start - 5 : nil)
+    func session(
+        accessIn: TimeInterval? = 3600, refreshIn: TimeInterval? = 30 * 86400, lastActiveAgo: TimeInterval = 0,
+        hasRefresh: Bool = true, hasAccess: Bool = true, deadlineIn: TimeInterval? = nil, pending: Bool = false
+    ) -> Session {
+        Session(
+            id: "s1", identity: SessionIdentity(subject: "u"), activeSubject: nil, tokenType: "bearer", scope: nil,
+            refreshTokenFingerprint: hasRefresh ? Fingerprint(hex: "00112233aabbccdd") : nil,
+            accessTokenFingerprint: hasAccess ? Fingerprint(hex: "99887766aabbccdd") : nil,
+            accessExpiresAt: accessIn.map { start + $0 }, serverExpiresAt: nil, refreshExpiresAt: refreshIn.map { start + $0 },
+            issuedAt: start - 60, absoluteDeadline: deadlineIn.map { start + $0 }, lastActiveAt: start - lastActiveAgo,
+            biometricEnabled: false, tokenVersion: 1, refreshPendingSince: pending ? start - 5 : nil)
     }
 
     func decide(_ session: Session, now: Date? = nil, lastSeen: Date? = nil, policy: ResumePolicy? = nil) -> ResumePath {
-        ResumeDecision.decide(.session(session, lastWallClock: lastSeen ?? start - 1, serverClockOffset: 0),
-                              now: now ?? start, policy: policy ?? self.policy)
+        ResumeDecision.decide(
+            .session(session, lastWallClock: lastSeen ?? start - 1, serverClockOffset: 0),
+            now: now ?? start, policy: policy ?? self.policy)
     }
 
     @Test func aliveAccessTokenIsValid() {
@@ -80,7 +84,8 @@ struct ResumeDecisionTests {
         #expect(ResumeDecision.decide(.empty(.signedOut), now: start, policy: policy) == .missing(.signedOut))
         let reason = CorruptionReason(.rollback, "older copy")
         #expect(ResumeDecision.decide(.corrupted(reason), now: start, policy: policy) == .corrupted(reason))
-        #expect(ResumeDecision.decide(.unavailable(retryAfter: 2, detail: "locked"), now: start, policy: policy)
+        #expect(
+            ResumeDecision.decide(.unavailable(retryAfter: 2, detail: "locked"), now: start, policy: policy)
                 == .unavailable(retryAfter: 2, detail: "locked"))
     }
 }

@@ -24,10 +24,11 @@ struct ResumeManagerTests {
     }()
 
     func manager(biometrics: (any BiometricGate)? = nil, policy: ResumePolicy = noIdle, timeout: TimeInterval = 5) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: timeout),
-                      biometrics: biometrics, policy: policy, clock: fixture.clock.function,
-                      backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: timeout),
+            biometrics: biometrics, policy: policy, clock: fixture.clock.function,
+            backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     /// Stores a session and moves the clock past its access token's expiry.
@@ -80,10 +81,11 @@ struct ResumeManagerTests {
             return all
         }
         #expect(server.requestCount == 1)
-        let fingerprints = Set(outcomes.compactMap { outcome -> String? in
-            if case .home(let session) = outcome { return session.refreshTokenFingerprint?.hex }
-            return nil
-        })
+        let fingerprints = Set(
+            outcomes.compactMap { outcome -> String? in
+                if case .home(let session) = outcome { return session.refreshTokenFingerprint?.hex }
+                return nil
+            })
         #expect(outcomes.count == 100)
         #expect(fingerprints.count == 1, "every caller got the same rotated session: \(outcomes.filter { if case .home = $0 { return false }; return true })")
     }
@@ -93,7 +95,7 @@ struct ResumeManagerTests {
         (400, #"{"code":400,"error_code":"refresh_token_not_found","msg":"Invalid Refresh Token: Refresh Token Not Found"}"#, .refreshRejected, true),
         (401, #"{"success":false,"error":{"code":"SESSION_EXPIRED","message":"Ihre Sitzung ist abgelaufen."}}"#, .sessionExpired, true),
         (401, #"{"success":false,"error":{"code":"AUTH_REQUIRED","message":"Authentication required"}}"#, .authRequired, false),
-        (401, #"{"error":"invalid_token","error_description":"JWT token is invalid or expired"}"#, .authRequired, false),
+        (401, #"{"error":"invalid_token","error_description":"JWT token is invalid or expired"}"#, .authRequired, false)
     ])
     func aRejectedRefreshEndsTheSession(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
         _ = try await storeExpiredSession()
@@ -229,7 +231,7 @@ struct ResumeManagerTests {
 
     @Test func aClockMovedBackThenRefreshedIsStillAHealthyVault() async throws {
         _ = try await storeExpiredSession()
-        fixture.clock.advance(by: -3 * 3600)   // two hours before the sign-in
+        fixture.clock.advance(by: -3 * 3600)  // two hours before the sign-in
         server.enqueue(.json(Self.refreshed("after-rollback")))
         guard case .home = await manager().resume() else { Issue.record("expected home"); return }
         let reopened = try fixture.open()
@@ -239,7 +241,8 @@ struct ResumeManagerTests {
     @Test func aServerStatedExpiryAlreadyPastIsExpiryNotCorruption() async throws {
         let vault = try fixture.open()
         let past = Int(fixture.clock.now.timeIntervalSince1970) - 60
-        let response = try TokenResponse(json: Data(#"{"access_token":"a","token_type":"bearer","expires_at":\#(past),"refresh_token":"r","user":{"id":"u"}}"#.utf8))
+        let response = try TokenResponse(
+            json: Data(#"{"access_token":"a","token_type":"bearer","expires_at":\#(past),"refresh_token":"r","user":{"id":"u"}}"#.utf8))
         try await vault.store(response)
         guard case .expired(_, .accessTokenExpired) = try await vault.resumePath() else { Issue.record("expected expired"); return }
         await vault.close()
@@ -252,8 +255,9 @@ struct ResumeManagerTests {
         await vault.close()
         var phrase = Array("a passphrase for another vault".utf8)
         let passphraseKeys = PassphraseKeyProvider(passphrase: try SecretBytes(consuming: &phrase))
-        let manager = ResumeManager(path: fixture.path, keyProvider: passphraseKeys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
-                                    clock: fixture.clock.function)
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: passphraseKeys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
+            clock: fixture.clock.function)
         guard case .unavailable = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(try await fixture.open().currentSession() != nil, "the vault and its session are untouched")
     }
@@ -282,7 +286,10 @@ struct ResumeManagerTests {
         }
         #expect(gate.promptCount == 1)
         #expect(server.requestCount == 1)
-        #expect(outcomes.allSatisfy { if case .home = $0 { return true }; return false })
+        #expect(
+            outcomes.allSatisfy {
+                if case .home = $0 { return true }; return false
+            })
     }
 
     @Test(arguments: [BiometricResult.cancelled, .failed, .unavailable])
@@ -367,8 +374,9 @@ struct ResumeManagerTests {
         try await vault.store(Fixtures.goTrue())
         await vault.close()
         keys.setState(.locked)
-        let manager = ResumeManager(path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
-                                    clock: fixture.clock.function)
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: keys, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"),
+            clock: fixture.clock.function)
         guard case .unavailable = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(FileManager.default.fileExists(atPath: fixture.path))
         keys.setState(.available)
@@ -401,8 +409,9 @@ struct ResumeManagerTests {
         try await vault.store(Fixtures.goTrue())
         await vault.close()
         let other = TemporaryDirectory()
-        let manager = ResumeManager(path: fixture.path, keyProvider: try KeyFileProvider.create(at: other.file("other.key")),
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"), clock: fixture.clock.function)
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: try KeyFileProvider.create(at: other.file("other.key")),
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "k"), clock: fixture.clock.function)
         guard case .unavailable(_, let detail) = await manager.resume() else { Issue.record("expected unavailable"); return }
         #expect(detail.contains("wrongKey"))
         #expect(try await fixture.open().currentSession() != nil, "the right key still opens the untouched vault")

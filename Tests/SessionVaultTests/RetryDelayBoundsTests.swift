@@ -11,8 +11,11 @@ struct RetryDelayBoundsTests {
     static let oneDay: TimeInterval = 86_400
 
     static func delay(body: String, header: String?) -> TimeInterval? {
-        guard case .rateLimited(let retryAfter) = AuthErrorBody.classifyRefreshFailure(status: 429, body: Data(body.utf8),
-                                                                                       retryAfterHeader: header) else { return nil }
+        guard
+            case .rateLimited(let retryAfter) = AuthErrorBody.classifyRefreshFailure(
+                status: 429, body: Data(body.utf8),
+                retryAfterHeader: header)
+        else { return nil }
         return retryAfter
     }
 
@@ -25,7 +28,7 @@ struct RetryDelayBoundsTests {
         ("{}", "nan"),
         ("{}", "1e300"),
         ("{}", "-infinity"),
-        (#"{"retry_after":true}"#, "nan"),
+        (#"{"retry_after":true}"#, "nan")
     ])
     func isFiniteNonNegativeAndAtMostADay(body: String, header: String?) throws {
         let delay = try #require(Self.delay(body: body, header: header))

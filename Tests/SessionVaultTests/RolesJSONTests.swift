@@ -4,8 +4,10 @@ import Testing
 
 @Suite("RolesJSON: the fast path and JSONSerialization agree")
 struct RolesJSONTests {
-    @Test(arguments: [#"[]"#, #"["peer_mentor"]"#, #"["a","b c","d-e"]"#, #"["esc\"aped"]"#, #"["ünï"]"#,
-                      #"[ "spaced" ]"#, #"["a",]"#, #"["a""b"]"#, #"[1]"#, #"not json"#, #"["unterminated]"#, #"{}"#])
+    @Test(arguments: [
+        #"[]"#, #"["peer_mentor"]"#, #"["a","b c","d-e"]"#, #"["esc\"aped"]"#, #"["ünï"]"#,
+        #"[ "spaced" ]"#, #"["a",]"#, #"["a""b"]"#, #"[1]"#, #"not json"#, #"["unterminated]"#, #"{}"#
+    ])
     func bothPathsGiveTheSameAnswer(text: String) {
         let reference = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]
         #expect(RolesJSON.decode(text) == reference)

@@ -31,8 +31,9 @@ struct SecondOpenLockTests {
         let stored = try await first.store(Fixtures.goTrue(refresh: "after-second-open"))
         await first.close()
         let reopened = try Vault.open(at: path, keyProvider: keys, create: false)
-        #expect(try await reopened.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint,
-                "the commit made after the second open was lost")
+        #expect(
+            try await reopened.currentSession()?.refreshTokenFingerprint == stored.refreshTokenFingerprint,
+            "the commit made after the second open was lost")
         await reopened.close()
         await second.close()
     }

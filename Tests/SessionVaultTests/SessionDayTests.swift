@@ -19,10 +19,11 @@ struct SessionDayTests {
     }
 
     func manager(_ server: RotatingTokenServer, idle: TimeInterval? = nil, biometrics: (any BiometricGate)? = nil) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                      biometrics: biometrics, policy: Self.policy(idle: idle), clock: fixture.clock.function,
-                      backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+            biometrics: biometrics, policy: Self.policy(idle: idle), clock: fixture.clock.function,
+            backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     /// Stores the server's sign-in (`R-0` / `A-0`), as the app would after a password grant.
@@ -42,8 +43,9 @@ struct SessionDayTests {
 
     // MARK: Short lifetimes
 
-    @Test("a short or missing lifetime is not refreshed on every call, only when due",
-          arguments: [60, 300, nil] as [Int?])
+    @Test(
+        "a short or missing lifetime is not refreshed on every call, only when due",
+        arguments: [60, 300, nil] as [Int?])
     func shortLifetimesAreRefreshedOncePerDueToken(expiresIn: Int?) async throws {
         let server = try RotatingTokenServer(expiresIn: expiresIn, clock: fixture.clock)
         let stored = try await signIn(server)
@@ -236,8 +238,10 @@ struct SessionDayTests {
         #expect(server.refreshCount == 1)
         // The app contract's structured code keeps its meaning.
         let renewed = try #require(try await manager.vault.accessToken())
-        #expect(await manager.handleAPIFailure(status: 401, body: Data(#"{"success":false,"error":{"code":"SESSION_EXPIRED"}}"#.utf8),
-                                               sentToken: renewed) == .login(reason: .sessionExpired, showExpiredMessage: true))
+        #expect(
+            await manager.handleAPIFailure(
+                status: 401, body: Data(#"{"success":false,"error":{"code":"SESSION_EXPIRED"}}"#.utf8),
+                sentToken: renewed) == .login(reason: .sessionExpired, showExpiredMessage: true))
     }
 
     @Test("a late 401 for an earlier token ends neither the next user's session nor a rotated one")

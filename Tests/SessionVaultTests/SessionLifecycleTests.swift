@@ -21,9 +21,10 @@ struct SessionLifecycleTests {
     static let thirtyMinuteIdle: ResumePolicy = ResumePolicy()
 
     func manager(biometrics: (any BiometricGate)? = nil, policy: ResumePolicy = thirtyMinuteIdle) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: 5),
-                      biometrics: biometrics, policy: policy, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: 5),
+            biometrics: biometrics, policy: policy, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     @discardableResult
@@ -183,10 +184,11 @@ struct SessionLifecycleTests {
         try await vault.store(TokenResponse(json: Fixtures.oauthJSON()))
         await vault.close()
         server.enqueue(.json(status: 200, ""))
-        let refresher = OAuth2Refresher(tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
-                                        revocationEndpoint: server.baseURL.appendingPathComponent("revoke"),
-                                        endSessionEndpoint: URL(string: "https://idp.example/logout"),
-                                        postLogoutRedirectURI: URL(string: "app://signed-out"))
+        let refresher = OAuth2Refresher(
+            tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
+            revocationEndpoint: server.baseURL.appendingPathComponent("revoke"),
+            endSessionEndpoint: URL(string: "https://idp.example/logout"),
+            postLogoutRedirectURI: URL(string: "app://signed-out"))
         let manager = ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: refresher, clock: fixture.clock.function)
         let result = try await manager.signOut()
         #expect(result.server == .ended)
@@ -259,9 +261,10 @@ struct SessionLifecycleEdgeTests {
     init() throws { server = try ScriptedHTTPServer() }
 
     func manager(timeout: TimeInterval = 5) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: timeout),
-                      policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: timeout),
+            policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
     }
 
     func storeSession() async throws -> Session {
@@ -271,10 +274,11 @@ struct SessionLifecycleEdgeTests {
         return session
     }
 
-    @Test(arguments: [
-        (#"{"error":"invalid_token","error_description":"The access token expired"}"#, nil),
-        (#"{"message":"Unauthorized"}"#, #"Bearer realm="api", error="invalid_token", error_description="expired""#),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            (#"{"error":"invalid_token","error_description":"The access token expired"}"#, nil),
+            (#"{"message":"Unauthorized"}"#, #"Bearer realm="api", error="invalid_token", error_description="expired""#)
+        ] as [(String, String?)])
     func anInvalidAccessTokenLeadsToOneRefreshAndARetry(body: String, challenge: String?) async throws {
         let stored = try await storeSession()
         server.enqueue(.json(SessionLifecycleTests.refreshed("after-401")))
@@ -287,7 +291,8 @@ struct SessionLifecycleEdgeTests {
         // Only a failed refresh sends the user to login.
         server.enqueue(.json(status: 400, #"{"error":"invalid_grant"}"#))
         let retried = try #require(try await manager.vault.accessToken())
-        #expect(await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge, sentToken: retried)
+        #expect(
+            await manager.handleAPIFailure(status: 401, body: Data(body.utf8), wwwAuthenticate: challenge, sentToken: retried)
                 == .login(reason: .refreshRejected, showExpiredMessage: true))
     }
 

@@ -14,9 +14,10 @@ struct SignOutOthersScopeTests {
         let directory = TemporaryDirectory("others-scope")
         let clock = ManualClock()
         let server = try HistoryServer(lifetime: 3600, trueClock: clock, tag: "others")
-        let manager = ResumeManager(path: directory.file("vault.db"), keyProvider: KeyFileProvider(path: directory.file("vault.key")),
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                    clock: clock.function)
+        let manager = ResumeManager(
+            path: directory.file("vault.db"), keyProvider: KeyFileProvider(path: directory.file("vault.key")),
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+            clock: clock.function)
         let (family, json) = server.signIn()
         try await manager.vault.store(try TokenResponse(json: Data(json.utf8)))
         let result = try await manager.signOut(scope: .others)

@@ -30,15 +30,17 @@ struct SignOutResidueTests {
 
         try await vault.store(Fixtures.goTrue(refresh: second.refresh, access: second.access))
         let replaced = try VaultResidue.copyAside(vault.files)
-        #expect(try VaultResidue.recoverable([first.refresh, first.access], copy: replaced, keyFile: keyPath) == 0,
-                "a replaced session's token opens from the copy")
+        #expect(
+            try VaultResidue.recoverable([first.refresh, first.access], copy: replaced, keyFile: keyPath) == 0,
+            "a replaced session's token opens from the copy")
         #expect(try VaultResidue.recoverable([second.refresh, second.access], copy: replaced, keyFile: keyPath) == 2)
         #expect(VaultResidue.frameCount(replaced) == 0)
 
         try await vault.signOut()
         let signedOut = try VaultResidue.copyAside(vault.files)
-        #expect(try VaultResidue.recoverable([first.refresh, first.access, second.refresh, second.access], copy: signedOut, keyFile: keyPath) == 0,
-                "a signed-out token opens from the copy")
+        #expect(
+            try VaultResidue.recoverable([first.refresh, first.access, second.refresh, second.access], copy: signedOut, keyFile: keyPath) == 0,
+            "a signed-out token opens from the copy")
         #expect(VaultResidue.frameCount(signedOut) == 0)
         await vault.close()
     }
@@ -54,8 +56,9 @@ struct SignOutResidueTests {
         _ = await host.finish()
         let afterKill = try VaultResidue.copyAside(VaultFiles(database: path))
         for copy in [whileRunning, afterKill] {
-            #expect(try VaultResidue.recoverable([signedIn.refresh, "access-\(signedIn.refresh)"], copy: copy, keyFile: keyPath) == 0,
-                    "a signed-out token opens from a copy of the files")
+            #expect(
+                try VaultResidue.recoverable([signedIn.refresh, "access-\(signedIn.refresh)"], copy: copy, keyFile: keyPath) == 0,
+                "a signed-out token opens from a copy of the files")
         }
         #expect(!host.output.contains(signedIn.refresh), "the host never prints a token")
     }

@@ -17,8 +17,11 @@ struct SignOutRevocationTests {
             let refreshToken = try OAuthServerTests.tokens(in: grant).refresh
             try await vault.store(TokenResponse(json: grant), identity: OAuthServerTests.pat)
             // The app's client id is wrong (a typo, a client deleted at the server).
-            let manager = ResumeManager(vault: vault, refresher: OAuth2Refresher(tokenEndpoint: server.tokenEndpoint, clientID: "not-a-registered-client",
-                                                                                 revocationEndpoint: server.revocationEndpoint))
+            let manager = ResumeManager(
+                vault: vault,
+                refresher: OAuth2Refresher(
+                    tokenEndpoint: server.tokenEndpoint, clientID: "not-a-registered-client",
+                    revocationEndpoint: server.revocationEndpoint))
             let result = try await manager.signOut()
             guard case .clientRejected = result.server else { Issue.record("a refused client revoked nothing: \(result.server)"); return }
             #expect(result.serverSessionMayOutlive)

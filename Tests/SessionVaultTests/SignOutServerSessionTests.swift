@@ -25,16 +25,19 @@ struct SignOutServerSessionTests {
     var logger: Logger { Logger(label: "signout-test") { _ in RecordingLogHandler(store: log) } }
 
     func goTrueManager() -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: 30),
-                      policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, logger: logger)
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: GoTrueRefresher(baseURL: server.baseURL.appendingPathComponent("auth/v1"), apiKey: "anon-key", timeout: 30),
+            policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, logger: logger)
     }
 
     func oauthManager(waitLimit: TimeInterval = 10) -> ResumeManager {
-        ResumeManager(path: fixture.path, keyProvider: fixture.keys,
-                      refresher: OAuth2Refresher(tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
-                                                 revocationEndpoint: server.baseURL.appendingPathComponent("revoke"), timeout: 30),
-                      policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, logger: logger, refreshWaitLimit: waitLimit)
+        ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: OAuth2Refresher(
+                tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
+                revocationEndpoint: server.baseURL.appendingPathComponent("revoke"), timeout: 30),
+            policy: ResumeManagerTests.noIdle, clock: fixture.clock.function, logger: logger, refreshWaitLimit: waitLimit)
     }
 
     func storeSession(_ response: TokenResponse) async throws {
@@ -54,8 +57,9 @@ struct SignOutServerSessionTests {
         server.enqueue(.json(status: 204, ""))
         let result = try await goTrueManager().signOut()
         let requests = server.requests
-        #expect(requests.map(\.path) == ["/auth/v1/token?grant_type=refresh_token", "/auth/v1/logout?scope=local"],
-                "the expired access token is never sent to /logout")
+        #expect(
+            requests.map(\.path) == ["/auth/v1/token?grant_type=refresh_token", "/auth/v1/logout?scope=local"],
+            "the expired access token is never sent to /logout")
         #expect(requests.first?.bodyString.contains(Fixtures.refreshMarker) == true)
         #expect(requests.last?.header("Authorization") == "Bearer access-for-logout", "logout carries the fresh access token")
         #expect(result.server == .ended)
@@ -69,7 +73,10 @@ struct SignOutServerSessionTests {
     @Test("GoTrue: /logout answering 401 \"JWT expired\" (a device clock that runs late) is not an ended session: refresh once, log out again")
     func aLogoutRefusedForAnExpiredJWTRefreshesAndRetriesOnce() async throws {
         try await storeSession(Fixtures.goTrue())
-        server.enqueue(.json(status: 401, #"{"code":401,"error_code":"bad_jwt","msg":"invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired"}"#))
+        server.enqueue(
+            .json(
+                status: 401,
+                #"{"code":401,"error_code":"bad_jwt","msg":"invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired"}"#))
         server.enqueue(.json(Self.rotated("after-refusal")))
         server.enqueue(.json(status: 204, ""))
         let result = try await goTrueManager().signOut()

@@ -27,9 +27,10 @@ struct StorageFullRefreshTests {
             clock.advance(by: 3600)
             var policy = ResumePolicy()
             policy.idleTimeout = nil
-            let manager = ResumeManager(path: path, keyProvider: keys,
-                                        refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                        policy: policy, clock: clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+            let manager = ResumeManager(
+                path: path, keyProvider: keys,
+                refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+                policy: policy, clock: clock.function, backoff: RetryBackoff(base: 0.01, cap: 0.1))
             _ = try await manager.vault
             try disk.leave(free)
             let outcome = await manager.freshAccessToken()
@@ -61,8 +62,9 @@ struct StorageFullRefreshTests {
                 try? FileManager.default.removeItem(atPath: disk.path + "/" + file)
             }
         }
-        print("storage full around a refresh: \(notSent) free-space levels refused before sending, \(sentAndStored) sent and kept"
-              + " (\(keptInMemory) of them in memory until the disk had room)")
+        print(
+            "storage full around a refresh: \(notSent) free-space levels refused before sending, \(sentAndStored) sent and kept"
+                + " (\(keptInMemory) of them in memory until the disk had room)")
         #expect(notSent > 0 && sentAndStored > 0, "the sweep must cross the boundary")
     }
 }

@@ -14,7 +14,7 @@ struct TokenResponseTests {
         (#"{"access_token":"a","expires_in":-5}"#, .invalidField("expires_in")),
         (#"{"access_token":"a","expires_in":"soon"}"#, .invalidField("expires_in")),
         (#"{"access_token":"a","refresh_token":42}"#, .invalidField("refresh_token")),
-        (#"{"access_token":"a","refresh_token":""}"#, .invalidField("refresh_token")),
+        (#"{"access_token":"a","refresh_token":""}"#, .invalidField("refresh_token"))
     ])
     func badBodiesAreRefusedByName(json: String, expected: TokenResponseError) {
         #expect(throws: expected) { try parse(json) }

@@ -25,7 +25,10 @@ struct TraceLoggingTests {
         try await vault.touch()
         try await vault.setBiometricUnlock(true, domainState: [1, 2, 3])
         fixture.clock.advance(by: 7200)
-        server.enqueue(.json(#"{"access_token":"\#(Fixtures.accessMarker)-3","token_type":"bearer","expires_in":3600,"refresh_token":"\#(Fixtures.refreshMarker)-3","user":{"id":"user-123","email":"mentor@example.org"}}"#))
+        server.enqueue(
+            .json(
+                #"{"access_token":"\#(Fixtures.accessMarker)-3","token_type":"bearer","expires_in":3600,"refresh_token":"\#(Fixtures.refreshMarker)-3","user":{"id":"user-123","email":"mentor@example.org"}}"#
+            ))
         let manager = ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon"))
         _ = await manager.resume()
         _ = await manager.freshAccessToken()

@@ -10,14 +10,14 @@ struct VaultBehaviourTests {
         let vault = try fixture.open()
         let stored = try await vault.store(Fixtures.goTrue())
         fixture.clock.advance(by: 20)
-        try await vault.touch()                      // written: first touch
+        try await vault.touch()  // written: first touch
         let afterFirst = try #require(try await vault.currentSession()).lastActiveAt
         #expect(afterFirst == stored.issuedAt.addingTimeInterval(20))
         let generation = await vault.generation
         fixture.clock.advance(by: 5)
-        try await vault.touch()                      // within 15 s: kept in memory
+        try await vault.touch()  // within 15 s: kept in memory
         #expect(await vault.generation == generation, "touch never advances the durable generation")
-        await vault.close()                          // flushes the pending activity
+        await vault.close()  // flushes the pending activity
         let reopened = try fixture.open()
         #expect(try await reopened.currentSession()?.lastActiveAt == stored.issuedAt.addingTimeInterval(25))
     }
@@ -50,15 +50,18 @@ struct VaultBehaviourTests {
         let vault = try fixture.open()
         let events = await vault.events()
         let stored = try await vault.store(Fixtures.goTrue())
-        try await vault.store(Fixtures.goTrue())      // the same tokens again: an echo
+        try await vault.store(Fixtures.goTrue())  // the same tokens again: an echo
         try await vault.setBiometricUnlock(true)
         try await vault.switchActiveSubject(to: "patient-42", validatedBy: "validation-7781")
         try await vault.signOut()
         try await vault.wipe()
         var received: [VaultEvent] = []
         for await event in events { received.append(event) }
-        #expect(received == [.tokenUpdated(stored.refreshTokenFingerprint), .biometricChanged(true),
-                             .activeSubjectChanged("patient-42"), .signedOut, .wiped(nil)])
+        #expect(
+            received == [
+                .tokenUpdated(stored.refreshTokenFingerprint), .biometricChanged(true),
+                .activeSubjectChanged("patient-42"), .signedOut, .wiped(nil)
+            ])
     }
 
     @Test func theDelegatedSubjectNeedsAServerValidationAndIsAudited() async throws {

@@ -79,8 +79,9 @@ struct VaultRoundTripTests {
         try await vault.store(Fixtures.goTrue())
         try await vault.touch()
         fixture.clock.advance(by: 90)
-        let full = try await vault.rotate(Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-2", access: "second-access"),
-                                          serverClockOffset: 2.5)
+        let full = try await vault.rotate(
+            Fixtures.goTrue(refresh: "\(Fixtures.refreshMarker)-2", access: "second-access"),
+            serverClockOffset: 2.5)
         fixture.clock.advance(by: 30)
         let partial = try await vault.rotate(TokenResponse(json: Data(#"{"access_token":"third-access","token_type":"bearer","expires_in":600}"#.utf8)))
         #expect(partial.refreshTokenFingerprint == full.refreshTokenFingerprint, "the refresh token is kept")

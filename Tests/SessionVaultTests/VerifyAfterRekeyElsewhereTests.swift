@@ -18,7 +18,8 @@ struct VerifyAfterRekeyElsewhereTests {
         let directory = TemporaryDirectory("verify-after-rekey")
         let path = directory.file("vault.db"), keyPath = directory.file("vault.key")
         let extensionVault = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
-        try await extensionVault.store(try TokenResponse(json: Data(#"{"access_token":"A-1","token_type":"bearer","expires_in":3600,"refresh_token":"R-1","user":{"id":"u"}}"#.utf8)))
+        try await extensionVault.store(
+            try TokenResponse(json: Data(#"{"access_token":"A-1","token_type":"bearer","expires_in":3600,"refresh_token":"R-1","user":{"id":"u"}}"#.utf8)))
         let app = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
         let next = KeyFileProvider(path: directory.file("vault-next.key"))
         try await app.rekey(to: next)

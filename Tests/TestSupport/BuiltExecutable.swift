@@ -64,7 +64,7 @@ public struct BuiltExecutable: Sendable {
             {
                 guard let cli = ProcessInfo.processInfo.environment["SESSIONVAULT_CLI"] else { return [] }
                 return [URL(fileURLWithPath: cli).deletingLastPathComponent().path]
-            },
+            }
         ]
         for group in groups {
             if let found = group().map({ $0 + "/" + name }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) {

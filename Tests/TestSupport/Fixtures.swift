@@ -16,15 +16,18 @@ public enum Fixtures {
 
     /// A GoTrue password-grant response (shape from the auth contract; by default the access
     /// token is a JWT for user-123, expiring an hour after `signIn`).
-    public static func goTrueJSON(access: String = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyMyIsImlzcyI6Imh0dHBzOi8vcHJvamVjdC5zdXBhYmFzZS5jby9hdXRoL3YxIn0.\(accessMarker)",
-                                  refresh: String = "\(refreshMarker)-1", expiresIn: Int = 3600, expiresAt: Int = signInSeconds + 3600) -> Data {
-        Data("""
-        {"access_token":"\(access)","token_type":"bearer","expires_in":\(expiresIn),"expires_at":\(expiresAt),
-         "refresh_token":"\(refresh)",
-         "user":{"id":"user-123","email":"mentor@example.org","role":"authenticated",
-                 "app_metadata":{"provider":"email","roles":["peer_mentor"],"tenant_id":"tenant-9"},
-                 "user_metadata":{"full_name":"Kari Nordmann"}}}
-        """.utf8)
+    public static func goTrueJSON(
+        access: String = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyMyIsImlzcyI6Imh0dHBzOi8vcHJvamVjdC5zdXBhYmFzZS5jby9hdXRoL3YxIn0.\(accessMarker)",
+        refresh: String = "\(refreshMarker)-1", expiresIn: Int = 3600, expiresAt: Int = signInSeconds + 3600
+    ) -> Data {
+        Data(
+            """
+            {"access_token":"\(access)","token_type":"bearer","expires_in":\(expiresIn),"expires_at":\(expiresAt),
+             "refresh_token":"\(refresh)",
+             "user":{"id":"user-123","email":"mentor@example.org","role":"authenticated",
+                     "app_metadata":{"provider":"email","roles":["peer_mentor"],"tenant_id":"tenant-9"},
+                     "user_metadata":{"full_name":"Kari Nordmann"}}}
+            """.utf8)
     }
 
     /// `goTrueJSON`, parsed.
@@ -38,8 +41,9 @@ public enum Fixtures {
     public static func oauthJSON(refresh: String = "\(refreshMarker)-oauth", subjectInIDToken: Bool = true) -> Data {
         // id_token claims: {"sub":"oauth-user","iss":"https://idp.example","email":"o@example.org"}
         let idToken = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJvYXV0aC11c2VyIiwiaXNzIjoiaHR0cHM6Ly9pZHAuZXhhbXBsZSIsImVtYWlsIjoib0BleGFtcGxlLm9yZyJ9.sig"
-        return Data("""
-        {"access_token":"opaque-\(accessMarker)","token_type":"Bearer","expires_in":600,"refresh_token":"\(refresh)","scope":"openid email"\(subjectInIDToken ? ",\"id_token\":\"\(idToken)\"" : "")}
-        """.utf8)
+        return Data(
+            """
+            {"access_token":"opaque-\(accessMarker)","token_type":"Bearer","expires_in":600,"refresh_token":"\(refresh)","scope":"openid email"\(subjectInIDToken ? ",\"id_token\":\"\(idToken)\"" : "")}
+            """.utf8)
     }
 }

@@ -45,11 +45,13 @@ package struct PlainLaunch: Sendable {
         case .unencrypted:
             return PlainLaunch(path: fixture.plainPath, passphrase: nil, cipherPageSize: nil, migrationChecksums: checksums, snapshot: snapshot)
         case .naive:
-            return PlainLaunch(path: fixture.naivePath, passphrase: VaultFixture.naivePassphrase, cipherPageSize: nil,
-                               migrationChecksums: checksums, snapshot: snapshot)
+            return PlainLaunch(
+                path: fixture.naivePath, passphrase: VaultFixture.naivePassphrase, cipherPageSize: nil,
+                migrationChecksums: checksums, snapshot: snapshot)
         case .rawKey:
-            return PlainLaunch(path: fixture.rawKeyPath, passphrase: fixture.keys.databaseRawKey, cipherPageSize: 4096,
-                               migrationChecksums: checksums, snapshot: snapshot)
+            return PlainLaunch(
+                path: fixture.rawKeyPath, passphrase: fixture.keys.databaseRawKey, cipherPageSize: 4096,
+                migrationChecksums: checksums, snapshot: snapshot)
         }
     }
 
@@ -61,14 +63,16 @@ package struct PlainLaunch: Sendable {
         if cipherPageSize != nil { try database.pinVaultCipherSettings() }
         _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
         sqlite3_busy_timeout(database.handle, 2_000)
-        try database.execute("""
+        try database.execute(
+            """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             PRAGMA temp_store = MEMORY;
             PRAGMA secure_delete = ON;
             PRAGMA journal_size_limit = 1048576;
             """)
-        try database.execute("""
+        try database.execute(
+            """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version INTEGER PRIMARY KEY NOT NULL,
                 name TEXT NOT NULL,
@@ -81,7 +85,8 @@ package struct PlainLaunch: Sendable {
                 throw RawDatabaseError(code: 0, message: "migration history does not match")
             }
         }
-        let state = try database.prepare("""
+        let state = try database.prepare(
+            """
             SELECT current_session_id, generation, last_wall_clock, empty_reason, server_clock_offset, biometric_preference
             FROM vault_state WHERE singleton = 1
             """)
@@ -178,20 +183,23 @@ package final class PlainRotator {
             try database.pinVaultCipherSettings()
         }
         sqlite3_busy_timeout(database.handle, 2_000)
-        try database.execute("""
+        try database.execute(
+            """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             PRAGMA temp_store = MEMORY;
             PRAGMA secure_delete = ON;
             PRAGMA journal_size_limit = 1048576;
             """)
-        let current = try database.prepare("""
+        let current = try database.prepare(
+            """
             SELECT s.id, s.token_version FROM sessions s JOIN vault_state v ON v.current_session_id = s.id WHERE v.singleton = 1
             """)
         guard try current.step(), let id = current.text(0) else { throw RawDatabaseError(code: 0, message: "no current session") }
         sessionID = id
         version = current.int64(1)
-        update = try database.prepare("""
+        update = try database.prepare(
+            """
             UPDATE sessions SET refresh_token = ?, access_token = ?, refresh_fingerprint = ?, access_fingerprint = ?,
                 access_expires_at = ?, server_expires_at = ?, refresh_expires_at = coalesce(?, refresh_expires_at),
                 token_type = ?, scope = coalesce(?, scope), token_version = ?, refresh_pending_since = NULL
@@ -199,7 +207,8 @@ package final class PlainRotator {
                 AND id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
             """)
         deleteLease = try database.prepare("DELETE FROM refresh_lease WHERE session_id = ?")
-        insertAudit = try database.prepare("""
+        insertAudit = try database.prepare(
+            """
             INSERT OR REPLACE INTO audit_log (slot, seq, at, event, session_id, fingerprint, reason)
             SELECT (audit_seq + 1) % ?, audit_seq + 1, ?, ?, ?, ?, ? FROM vault_state WHERE singleton = 1
             """)

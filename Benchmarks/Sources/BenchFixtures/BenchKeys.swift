@@ -53,8 +53,9 @@ package struct BenchKeys: Sendable {
         randombytes_buf(&nonce, nonceSize)
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count + Int(crypto_aead_xchacha20poly1305_ietf_ABYTES))
         var written: UInt64 = 0
-        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&ciphertext, &written, plaintext, UInt64(plaintext.count),
-                                                        associatedData, UInt64(associatedData.count), nil, nonce, fieldKey)
+        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+            &ciphertext, &written, plaintext, UInt64(plaintext.count),
+            associatedData, UInt64(associatedData.count), nil, nonce, fieldKey)
         return [1] + nonce + ciphertext
     }
 

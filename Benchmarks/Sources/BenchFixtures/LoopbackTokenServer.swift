@@ -89,7 +89,8 @@ package final class LoopbackTokenServer: @unchecked Sendable {
             received.append(contentsOf: buffer[0..<count])
             guard let headEnd = Self.headEnd(received) else { continue }
             let head = String(decoding: received[0..<headEnd], as: UTF8.self)
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             if received.count - (headEnd + 4) >= length { break }
         }

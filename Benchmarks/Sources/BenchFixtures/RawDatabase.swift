@@ -44,7 +44,8 @@ package final class RawDatabase {
     /// only reads a vault on SQLCipher 3.x (whose defaults are SHA1) and fails on 4.x (SHA512
     /// defaults: "file is not a database"). 3.x ignores the PRAGMAs it does not know.
     package func pinVaultCipherSettings() throws {
-        try execute("""
+        try execute(
+            """
             PRAGMA cipher_page_size = 4096;
             PRAGMA cipher_use_hmac = ON;
             PRAGMA cipher_hmac_algorithm = HMAC_SHA1;

@@ -72,13 +72,15 @@ package struct VaultFixture: Sendable {
 
     private func insertExtraSessions(_ count: Int) throws {
         let database = try rawVaultConnection()
-        let current = try database.prepare("""
+        let current = try database.prepare(
+            """
             SELECT id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, token_type, scope,
                 access_expires_at, server_expires_at, refresh_expires_at, issued_at, absolute_deadline, last_active_at, created_at
             FROM sessions WHERE id = (SELECT current_session_id FROM vault_state WHERE singleton = 1)
             """)
         guard try current.step() else { throw RawDatabaseError(code: 0, message: "the fixture has no current session") }
-        let insert = try database.prepare("""
+        let insert = try database.prepare(
+            """
             INSERT INTO sessions (id, issuer, subject, tenant, email, display_name, roles_json, metadata_json, token_type, scope,
                 refresh_token, access_token, refresh_fingerprint, access_fingerprint, access_expires_at, server_expires_at,
                 refresh_expires_at, issued_at, absolute_deadline, last_active_at, biometric_enabled, token_version, created_at)
@@ -162,13 +164,14 @@ package enum TokenFactory {
 
     /// A sign-in (password grant) response body.
     package static func signInJSON(expiresIn: Int, marker: String = UUID().uuidString) -> Data {
-        Data("""
-        {"access_token":"\(accessJWT(marker: marker))","token_type":"bearer","expires_in":\(expiresIn),
-         "refresh_token":"v1.refresh-\(marker)",
-         "user":{"id":"user-123","email":"mentor@example.org","role":"authenticated",
-                 "app_metadata":{"provider":"email","roles":["peer_mentor"],"tenant_id":"tenant-9"},
-                 "user_metadata":{"full_name":"Kari Nordmann"}}}
-        """.utf8)
+        Data(
+            """
+            {"access_token":"\(accessJWT(marker: marker))","token_type":"bearer","expires_in":\(expiresIn),
+             "refresh_token":"v1.refresh-\(marker)",
+             "user":{"id":"user-123","email":"mentor@example.org","role":"authenticated",
+                     "app_metadata":{"provider":"email","roles":["peer_mentor"],"tenant_id":"tenant-9"},
+                     "user_metadata":{"full_name":"Kari Nordmann"}}}
+            """.utf8)
     }
 
     package static func signIn(expiresIn: Int) throws -> TokenResponse {
@@ -177,7 +180,8 @@ package enum TokenFactory {
 
     /// A refresh result: new access and refresh tokens, no user object (as GoTrue's refresh may omit it).
     package static func refreshed(_ index: Int) throws -> TokenResponse {
-        TokenResponse(accessToken: try Token("opaque-access-\(index)-\(UUID().uuidString)"), expiresIn: 3600,
-                      refreshToken: try Token("v1.refresh-\(index)-\(UUID().uuidString)"), identity: nil)
+        TokenResponse(
+            accessToken: try Token("opaque-access-\(index)-\(UUID().uuidString)"), expiresIn: 3600,
+            refreshToken: try Token("v1.refresh-\(index)-\(UUID().uuidString)"), identity: nil)
     }
 }

@@ -11,7 +11,9 @@ import SessionVault
 // The fixture is built before the loop (outside `measuredLoop`); files go under
 // $SESSIONVAULT_BENCH_DIR (default Benchmarks/.build/bench-data), directory "profile-<sessions>".
 
-let scenarios = ["launch-vault", "launch-unencrypted", "launch-naive", "launch-enginefloor", "rotate-vault", "rotate-unencrypted", "verify-vault", "verify-unencrypted"]
+let scenarios = [
+    "launch-vault", "launch-unencrypted", "launch-naive", "launch-enginefloor", "rotate-vault", "rotate-unencrypted", "verify-vault", "verify-unencrypted"
+]
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, scenarios.contains(arguments[1]), let iterations = Int(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: SessionVaultProfile <\(scenarios.joined(separator: "|"))> <iterations> [sessions]\n".utf8))
@@ -67,7 +69,7 @@ func runScenario() async throws -> TimeInterval {
         let vault = try fixture.open()
         elapsed = try await measuredLoop(iterations) { blackHoleValue(try await vault.verify()) }
         await vault.close()
-    default: // verify-unencrypted
+    default:  // verify-unencrypted
         let database = try RawDatabase(path: fixture.plainPath)
         elapsed = try await measuredLoop(iterations) {
             let check = try database.prepare("PRAGMA integrity_check")

@@ -23,10 +23,11 @@ public enum FuzzRun {
         Self.entry = FuzzTarget.entry(target)
         var arguments = CommandLine.argc
         var values: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&arguments, &values) { data, size in
-            FuzzRun.check(FuzzRun.entry(FuzzRun.bytes(data, size)))
-            return 0
-        })
+        exit(
+            LLVMFuzzerRunDriver(&arguments, &values) { data, size in
+                FuzzRun.check(FuzzRun.entry(FuzzRun.bytes(data, size)))
+                return 0
+            })
     }
 
     /// Called first with the target to run (see above).

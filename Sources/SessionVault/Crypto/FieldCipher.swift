@@ -28,17 +28,19 @@ enum FieldCipher {
     static func open(_ sealed: [UInt8], key: SecretBytes, associatedData: [UInt8]) throws(CryptoError) -> SecretBytes {
         guard sealed.count >= 1 + nonceSize + tagSize, sealed[0] == formatVersion else { throw .malformedCiphertext }
         let ciphertextCount = sealed.count - 1 - nonceSize
-        return try SecretBytes(count: ciphertextCount - tagSize, filling: { (out, _) throws(CryptoError) in
-            // Pointers into the sealed bytes: no copies of the nonce or the ciphertext.
-            let rc = sealed.withUnsafeBufferPointer { input -> Int32 in
-                guard let base = input.baseAddress else { return -1 }
-                return key.withBytePointer { keyBytes, _ in
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        out, nil, nil, base + 1 + nonceSize, UInt64(ciphertextCount),
-                        associatedData, UInt64(associatedData.count), base + 1, keyBytes)
+        return try SecretBytes(
+            count: ciphertextCount - tagSize,
+            filling: { (out, _) throws(CryptoError) in
+                // Pointers into the sealed bytes: no copies of the nonce or the ciphertext.
+                let rc = sealed.withUnsafeBufferPointer { input -> Int32 in
+                    guard let base = input.baseAddress else { return -1 }
+                    return key.withBytePointer { keyBytes, _ in
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            out, nil, nil, base + 1 + nonceSize, UInt64(ciphertextCount),
+                            associatedData, UInt64(associatedData.count), base + 1, keyBytes)
+                    }
                 }
-            }
-            if rc != 0 { throw CryptoError.authenticationFailed }
-        })
+                if rc != 0 { throw CryptoError.authenticationFailed }
+            })
     }
 }

@@ -144,7 +144,9 @@ public struct KeyFileProvider: KeyProvider {
             }
             if let problem { throw problem }
             return try file.withUnsafeBytes { (bytes) throws(KeyProviderError) in
-                do throws(CryptoError) { return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)])) } catch { throw .crypto(error) }
+                do throws(CryptoError) { return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[8..<(8 + RootKey.byteCount)])) } catch {
+                    throw .crypto(error)
+                }
             }
         }
     }
@@ -270,8 +272,9 @@ extension KeyFileProvider {
     /// blocking (a FIFO at the path is not waited on).
     package func holdsShreddedKey() -> Bool {
         guard let info = try? FileIO.status(path), (info.st_mode & S_IFMT) == S_IFREG,
-              info.st_mode & 0o077 == 0, info.st_size == Int64(Self.fileSize),
-              let bytes = try? FileIO.read(path) else { return false }
+            info.st_mode & 0o077 == 0, info.st_size == Int64(Self.fileSize),
+            let bytes = try? FileIO.read(path)
+        else { return false }
         return bytes.count == Self.fileSize && bytes.allSatisfy { $0 == 0 }
     }
 

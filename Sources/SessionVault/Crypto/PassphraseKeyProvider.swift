@@ -23,9 +23,11 @@ public struct PassphraseKeyProvider: KeyProvider {
     ///     within `opsLimitRange`). An existing vault always uses the limits in its header.
     ///   - memLimit: Argon2id memory in bytes for a new vault (interactive preset by default,
     ///     within `memLimitRange`).
-    public init(passphrase: SecretBytes,
-                opsLimit: UInt64 = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
-                memLimit: UInt64 = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)) {
+    public init(
+        passphrase: SecretBytes,
+        opsLimit: UInt64 = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+        memLimit: UInt64 = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
+    ) {
         self.passphrase = passphrase
         self.opsLimit = opsLimit
         self.memLimit = memLimit
@@ -57,18 +59,23 @@ public struct PassphraseKeyProvider: KeyProvider {
         // who can write it could ask for 2^63 bytes (a trap converting to Int) or 2^32 passes
         // (hours of work). Refused, not wiped: the key itself was never tried.
         guard Self.opsLimitRange.contains(ops), Self.memLimitRange.contains(mem) else {
-            throw .misconfigured("Argon2id limits ops \(ops), mem \(mem) bytes are outside \(Self.opsLimitRange.lowerBound)...\(Self.opsLimitRange.upperBound) passes and \(Self.memLimitRange.lowerBound)...\(Self.memLimitRange.upperBound) bytes")
+            throw .misconfigured(
+                "Argon2id limits ops \(ops), mem \(mem) bytes are outside \(Self.opsLimitRange.lowerBound)...\(Self.opsLimitRange.upperBound) passes and \(Self.memLimitRange.lowerBound)...\(Self.memLimitRange.upperBound) bytes"
+            )
         }
         do {
-            let key = try SecretBytes(count: RootKey.byteCount, filling: { (output, outputCount) throws(CryptoError) in
-                let rc = passphrase.withBytePointer { phrase, phraseCount in
-                    phrase.withMemoryRebound(to: CChar.self, capacity: max(phraseCount, 1)) { characters in
-                        crypto_pwhash(output, UInt64(outputCount), characters, UInt64(phraseCount),
-                                      salt, ops, Int(clamping: mem), crypto_pwhash_ALG_ARGON2ID13)
+            let key = try SecretBytes(
+                count: RootKey.byteCount,
+                filling: { (output, outputCount) throws(CryptoError) in
+                    let rc = passphrase.withBytePointer { phrase, phraseCount in
+                        phrase.withMemoryRebound(to: CChar.self, capacity: max(phraseCount, 1)) { characters in
+                            crypto_pwhash(
+                                output, UInt64(outputCount), characters, UInt64(phraseCount),
+                                salt, ops, Int(clamping: mem), crypto_pwhash_ALG_ARGON2ID13)
+                        }
                     }
-                }
-                if rc != 0 { throw CryptoError.keyDerivationFailed }
-            })
+                    if rc != 0 { throw CryptoError.keyDerivationFailed }
+                })
             return RootKey(bytes: key, derivation: derivation)
         } catch {
             throw .crypto(error)
@@ -91,21 +98,23 @@ extension PassphraseKeyProvider {
         var sawAnyByte = false
         let line: SecretBytes
         do {
-            let buffer = try SecretBytes(count: maximumPassphraseLength + 1, filling: { (base, capacity) throws(KeyProviderError) in
-                while true {
-                    let n = read(descriptor, base + length, 1)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw KeyProviderError.unavailable(retryAfter: 1, detail: "standard input could not be read (errno \(errno))")
+            let buffer = try SecretBytes(
+                count: maximumPassphraseLength + 1,
+                filling: { (base, capacity) throws(KeyProviderError) in
+                    while true {
+                        let n = read(descriptor, base + length, 1)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw KeyProviderError.unavailable(retryAfter: 1, detail: "standard input could not be read (errno \(errno))")
+                        }
+                        if n == 0 { break }
+                        sawAnyByte = true
+                        if base[length] == UInt8(ascii: "\n") { base[length] = 0; break }
+                        length += 1
+                        if length == capacity { throw KeyProviderError.invalid("the passphrase is longer than \(maximumPassphraseLength) bytes") }
                     }
-                    if n == 0 { break }
-                    sawAnyByte = true
-                    if base[length] == UInt8(ascii: "\n") { base[length] = 0; break }
-                    length += 1
-                    if length == capacity { throw KeyProviderError.invalid("the passphrase is longer than \(maximumPassphraseLength) bytes") }
-                }
-                if length > 0 && base[length - 1] == UInt8(ascii: "\r") { length -= 1 }
-            })
+                    if length > 0 && base[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+                })
             line = try buffer.withUnsafeBytes { (bytes) throws(KeyProviderError) in
                 do throws(CryptoError) { return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<length])) } catch { throw .crypto(error) }
             }

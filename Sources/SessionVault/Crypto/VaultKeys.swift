@@ -40,11 +40,13 @@ package final class VaultKeys: Sendable {
     }
 
     private static func derive(_ id: UInt64, from root: SecretBytes) throws(CryptoError) -> SecretBytes {
-        try SecretBytes(count: 32, filling: { subkey, count in
-            root.withBytePointer { rootBytes, _ in
-                _ = crypto_kdf_derive_from_key(subkey, count, id, context, rootBytes)
-            }
-        })
+        try SecretBytes(
+            count: 32,
+            filling: { subkey, count in
+                root.withBytePointer { rootBytes, _ in
+                    _ = crypto_kdf_derive_from_key(subkey, count, id, context, rootBytes)
+                }
+            })
     }
 
     /// A 16-byte keyed BLAKE2b tag of `label` followed by `message`. The label keeps the tags of

@@ -9,8 +9,10 @@ extension Connection {
     ///
     /// - Parameter busyTimeoutMilliseconds: set before the first statement, for connections
     ///   that may meet another process's lock while keying or on their first read.
-    static func keyed(_ path: String, keys: VaultKeys, create: Bool = false, readOnly: Bool = false,
-                      busyTimeoutMilliseconds: Int32? = nil) throws(SQLiteError) -> Connection {
+    static func keyed(
+        _ path: String, keys: VaultKeys, create: Bool = false, readOnly: Bool = false,
+        busyTimeoutMilliseconds: Int32? = nil
+    ) throws(SQLiteError) -> Connection {
         let connection = try Connection(path: path, create: create, readOnly: readOnly)
         if let busyTimeoutMilliseconds { connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds) }
         let rawKey: SecretBytes

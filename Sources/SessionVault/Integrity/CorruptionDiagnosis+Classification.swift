@@ -56,8 +56,9 @@ extension CorruptionDiagnosis {
         case .notADatabase:
             // Page 1 failed its HMAC, or is not SQLCipher's at all. Not the log's fault: its
             // frames carry checksums, and a frame that fails them is ignored, not decrypted.
-            return VerificationFinding(kind: .notADatabase, detail: "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))",
-                                       page: 1)
+            return VerificationFinding(
+                kind: .notADatabase, detail: "page 1 failed authentication: the file is not a database encrypted with this key (\(error.message))",
+                page: 1)
         case .ioErrorShortRead:
             return VerificationFinding(kind: .truncated, detail: "a page lies beyond the end of the file (\(error.message))")
         case .corrupt, .error:

@@ -51,8 +51,9 @@ package struct CorruptionDiagnosis {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("sessionvault-diagnosis-\(UUID().uuidString)", isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             return nil
         }
@@ -98,8 +99,9 @@ package struct CorruptionDiagnosis {
             place = " (reached by no table or index: a free page)"
         }
         let pageText = page > 0 ? "page \(page)" : "a page"
-        return VerificationFinding(kind: .damagedPage, detail: "\(pageText) failed authentication (HMAC): altered or damaged on disk\(place)",
-                                   page: page > 0 ? page : nil, table: owner?.table)
+        return VerificationFinding(
+            kind: .damagedPage, detail: "\(pageText) failed authentication (HMAC): altered or damaged on disk\(place)",
+            page: page > 0 ? page : nil, table: owner?.table)
     }
 
     /// Finds the table or index whose pages include the damaged one: each is read in full in a
@@ -119,7 +121,8 @@ package struct CorruptionDiagnosis {
             return ("sqlite_master", "sqlite_master")
         }
         for object in objects {
-            let sql = object.type == "index"
+            let sql =
+                object.type == "index"
                 ? "SELECT count(*) FROM \(quoted(object.table)) INDEXED BY \(quoted(object.name))"
                 : "SELECT * FROM \(quoted(object.name))"
             let readFails: Bool

@@ -78,8 +78,11 @@ enum PageScanner {
         if whole.flagged || whole.result == SQLITE_ERROR || whole.result == SQLITE_CORRUPT || whole.result == SQLITE_NOTADB {
             if let located = locateDamagedPage(in: source, pageCount: whole.pageCount) { return located }
         }
-        let error = whole.failure ?? SQLiteError(extendedCode: ResultCode(rawValue: whole.result),
-                                                 message: String(cString: sqlite3_errstr(whole.result)))
+        let error =
+            whole.failure
+            ?? SQLiteError(
+                extendedCode: ResultCode(rawValue: whole.result),
+                message: String(cString: sqlite3_errstr(whole.result)))
         return PageScanResult(pagesScanned: 0, pageCount: Int(whole.pageCount), damagedPage: nil, failure: error)
     }
 
@@ -95,16 +98,20 @@ enum PageScanner {
         clearErrorCode(source)
         var destination: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
-              let destination else {
+            let destination
+        else {
             sqlite3_close_v2(destination)
-            return Copy(result: SQLITE_NOMEM, flagged: false, pageCount: 0,
-                        failure: SQLiteError(extendedCode: .noMemory, message: "cannot open an in-memory database for the page scan"))
+            return Copy(
+                result: SQLITE_NOMEM, flagged: false, pageCount: 0,
+                failure: SQLiteError(extendedCode: .noMemory, message: "cannot open an in-memory database for the page scan"))
         }
         defer { sqlite3_close_v2(destination) }
         guard let backup = sqlite3_backup_init(destination, "main", source, "main") else {
-            return Copy(result: sqlite3_errcode(destination), flagged: false, pageCount: 0,
-                        failure: SQLiteError(extendedCode: ResultCode(rawValue: sqlite3_extended_errcode(destination)),
-                                             message: String(cString: sqlite3_errmsg(destination))))
+            return Copy(
+                result: sqlite3_errcode(destination), flagged: false, pageCount: 0,
+                failure: SQLiteError(
+                    extendedCode: ResultCode(rawValue: sqlite3_extended_errcode(destination)),
+                    message: String(cString: sqlite3_errmsg(destination))))
         }
         let result = sqlite3_backup_step(backup, pagesPerStep)
         let flagged = sqlite3_errcode(source) != SQLITE_OK
@@ -118,7 +125,8 @@ enum PageScanner {
         clearErrorCode(source)
         var destination: OpaquePointer?
         guard sqlite3_open_v2(":memory:", &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK,
-              let destination else {
+            let destination
+        else {
             sqlite3_close_v2(destination)
             return nil
         }
@@ -134,8 +142,9 @@ enum PageScanner {
             page += 1
             let result = sqlite3_backup_step(backup, 1)
             if sqlite3_errcode(source) != SQLITE_OK {
-                return PageScanResult(pagesScanned: page, pageCount: max(Int(sqlite3_backup_pagecount(backup)), page),
-                                      damagedPage: page, failure: nil)
+                return PageScanResult(
+                    pagesScanned: page, pageCount: max(Int(sqlite3_backup_pagecount(backup)), page),
+                    damagedPage: page, failure: nil)
             }
             guard result == SQLITE_OK else { return nil }
             bound = Int(sqlite3_backup_pagecount(backup)) + 1

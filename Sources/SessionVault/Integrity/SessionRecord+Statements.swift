@@ -50,14 +50,16 @@ extension SessionRecord {
 
     /// Biometric unlock for session `id`, with the enrolment state it was enabled under.
     static func setBiometric(of id: String, enabled: Bool, domainState: [UInt8]?, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE sessions SET biometric_enabled = ?, biometric_domain_state = ? WHERE id = ?",
-                           [.integer(enabled ? 1 : 0), enabled ? domainState.sqlValue : .null, .text(id)])
+        try connection.run(
+            "UPDATE sessions SET biometric_enabled = ?, biometric_domain_state = ? WHERE id = ?",
+            [.integer(enabled ? 1 : 0), enabled ? domainState.sqlValue : .null, .text(id)])
     }
 
     /// The delegated subject of session `id`, with the server's value that validated it.
     static func setActiveSubject(of id: String, to subject: String?, proof: String, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE sessions SET active_subject = ?, active_subject_proof = ? WHERE id = ?",
-                           [subject.sqlValue, .text(proof), .text(id)])
+        try connection.run(
+            "UPDATE sessions SET active_subject = ?, active_subject_proof = ? WHERE id = ?",
+            [subject.sqlValue, .text(proof), .text(id)])
     }
 
     // MARK: - The refresh-pending mark and the space its rotation needs
@@ -65,7 +67,8 @@ extension SessionRecord {
     /// Marks a refresh of session `id` at `version` as pending since `time` (an earlier mark
     /// stays), only while it is the current session; returns whether it was.
     static func markRefreshPending(of id: String, atVersion version: Int64, since time: Int64, in connection: Connection) throws(SQLiteError) -> Bool {
-        try connection.run("""
+        try connection.run(
+            """
             UPDATE sessions SET refresh_pending_since = coalesce(refresh_pending_since, ?)
             WHERE id = ? AND token_version = ? AND id = (\(VaultStateRecord.selectCurrentSessionID))
             """, [.integer(time), .text(id), .integer(version)])
@@ -74,8 +77,9 @@ extension SessionRecord {
 
     /// Clears session `id`'s pending mark, if it is still at `version`.
     static func clearRefreshPending(of id: String, atVersion version: Int64, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?",
-                           [.text(id), .integer(version)])
+        try connection.run(
+            "UPDATE sessions SET refresh_pending_since = NULL WHERE id = ? AND token_version = ?",
+            [.text(id), .integer(version)])
     }
 
     /// Holds `bytes` of file space for the rotation a pending refresh will write

@@ -48,8 +48,9 @@ struct SessionRecord {
         guard let roles = text(.rolesJSON).flatMap({ RolesJSON.decode($0) }) else {
             throw CorruptionReason(.invariantViolation, "session \(id) has unreadable roles")
         }
-        let identity = SessionIdentity(subject: subject, issuer: text(.issuer), tenant: text(.tenant), email: text(.email),
-                                       displayName: text(.displayName), roles: roles, metadataJSON: text(.metadataJSON) ?? "{}")
+        let identity = SessionIdentity(
+            subject: subject, issuer: text(.issuer), tenant: text(.tenant), email: text(.email),
+            displayName: text(.displayName), roles: roles, metadataJSON: text(.metadataJSON) ?? "{}")
         session = Session(
             id: id, identity: identity, activeSubject: text(.activeSubject), tokenType: text(.tokenType) ?? "bearer", scope: text(.scope),
             refreshTokenFingerprint: text(.refreshFingerprint).map(Fingerprint.init(hex:)),
@@ -110,18 +111,22 @@ struct SessionRecord {
     /// Inserts this record as a new row of `schema`'s sessions table.
     func insert(into connection: Connection, schema: String = "main") throws(SQLiteError) {
         let columns = Column.allCases
-        try connection.run("""
+        try connection.run(
+            """
             INSERT INTO \(schema).sessions (\(Self.selectList)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
             """, columns.map(value(of:)))
     }
 
     /// Writes `columns` of this record over its row in `schema`, only where `condition` (SQL,
     /// with `conditionValues`) also holds; returns whether the row was written.
-    func update(_ columns: [Column], in connection: Connection, schema: String = "main",
-                where condition: String = "1", _ conditionValues: [SQLValue] = []) throws(SQLiteError) -> Bool {
+    func update(
+        _ columns: [Column], in connection: Connection, schema: String = "main",
+        where condition: String = "1", _ conditionValues: [SQLValue] = []
+    ) throws(SQLiteError) -> Bool {
         let assignments = columns.map { "\($0.rawValue) = ?" }.joined(separator: ", ")
-        try connection.run("UPDATE \(schema).sessions SET \(assignments) WHERE id = ? AND (\(condition))",
-                           columns.map(value(of:)) + [.text(session.id)] + conditionValues)
+        try connection.run(
+            "UPDATE \(schema).sessions SET \(assignments) WHERE id = ? AND (\(condition))",
+            columns.map(value(of:)) + [.text(session.id)] + conditionValues)
         return connection.changes == 1
     }
 
@@ -178,8 +183,9 @@ struct SessionRecord {
             }
             return Token(secret: secret, fingerprint: fingerprint)
         }
-        return OpenedTokens(refresh: try open(sealedRefresh, .refreshToken, session.refreshTokenFingerprint),
-                            access: try open(sealedAccess, .accessToken, session.accessTokenFingerprint))
+        return OpenedTokens(
+            refresh: try open(sealedRefresh, .refreshToken, session.refreshTokenFingerprint),
+            access: try open(sealedAccess, .accessToken, session.accessTokenFingerprint))
     }
 
     /// This record with `sealed` as its tokens and their fingerprints.

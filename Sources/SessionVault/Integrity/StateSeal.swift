@@ -31,7 +31,7 @@ enum StateSeal {
         .id, .issuer, .subject, .tenant, .email, .displayName, .rolesJSON, .metadataJSON, .activeSubject,
         .activeSubjectProof, .tokenType, .scope, .refreshToken, .accessToken, .refreshFingerprint,
         .accessFingerprint, .accessExpiresAt, .serverExpiresAt, .refreshExpiresAt, .issuedAt,
-        .absoluteDeadline, .biometricEnabled, .biometricDomainState, .tokenVersion, .createdAt,
+        .absoluteDeadline, .biometricEnabled, .biometricDomainState, .tokenVersion, .createdAt
     ]
 
     private static func select(_ schema: String) -> String {

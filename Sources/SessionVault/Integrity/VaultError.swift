@@ -143,8 +143,9 @@ extension VaultError {
         case let error as VaultError: self = error
         case let error as SQLiteError: self = classify(error)
         case is PageAuthenticationFailure:
-            self = .corrupted(diagnosis?.damagedPageFinding().map { CorruptionReason(.damagedPage, $0.detail) }
-                              ?? CorruptionReason(.damagedPage, "a page failed authentication (HMAC) when it was read"))
+            self = .corrupted(
+                diagnosis?.damagedPageFinding().map { CorruptionReason(.damagedPage, $0.detail) }
+                    ?? CorruptionReason(.damagedPage, "a page failed authentication (HMAC) when it was read"))
         case let error as CorruptionReason: self = .corrupted(error)
         case let error as MigrationError: self = VaultError(error, classifying: classify)
         case let error as FileIOError: self = .io(error)

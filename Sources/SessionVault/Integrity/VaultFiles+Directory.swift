@@ -37,7 +37,8 @@ extension VaultFiles {
             let failure = errno
             guard failure == ENOENT else {
                 if failure == ENOTDIR { throw .misconfigured("a component of \(current) is not a directory; the vault \(database) cannot be created there") }
-                throw .unavailable(retryAfter: 1, detail: "the vault's directory cannot be looked at now: \(FileIOError(operation: "stat", path: current, errno: failure))")
+                throw .unavailable(
+                    retryAfter: 1, detail: "the vault's directory cannot be looked at now: \(FileIOError(operation: "stat", path: current, errno: failure))")
             }
             var link = stat()
             if lstat(current, &link) == 0 { throw .misconfigured("\(current) is a symbolic link to nothing; the vault \(database) cannot be created there") }
@@ -57,7 +58,8 @@ extension VaultFiles {
                 var info = stat()
                 if failure == EEXIST, lstat(created, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { continue }
                 if failure == EEXIST { throw .misconfigured("\(created) appeared meanwhile and is not a directory") }
-                throw .unavailable(retryAfter: 1, detail: "the vault's directory cannot be created now: \(FileIOError(operation: "mkdir", path: created, errno: failure))")
+                throw .unavailable(
+                    retryAfter: 1, detail: "the vault's directory cannot be created now: \(FileIOError(operation: "mkdir", path: created, errno: failure))")
             }
             do { try FileIO.fsyncDirectory(FileIO.parentDirectory(of: created)) } catch { throw .io(error) }
         }

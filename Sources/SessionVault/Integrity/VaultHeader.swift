@@ -126,9 +126,9 @@ package struct VaultHeader: Sendable, Equatable {
 
     private static func decodeSlot(_ slot: [UInt8]) -> VaultHeader? {
         guard Array(slot[0..<6]) == magic,
-              checksum(slot[0..<checksummed]) == Array(slot[checksummed..<slotSize]),
-              get(slot, 6, 2) == UInt64(formatVersion),
-              get(slot, 24, 4) == UInt64(cipherPageSize), get(slot, 28, 4) == UInt64(kdfIterations), slot[32] == hmacAlgorithm
+            checksum(slot[0..<checksummed]) == Array(slot[checksummed..<slotSize]),
+            get(slot, 6, 2) == UInt64(formatVersion),
+            get(slot, 24, 4) == UInt64(cipherPageSize), get(slot, 28, 4) == UInt64(kdfIterations), slot[32] == hmacAlgorithm
         else { return nil }
         let derivation: KeyDerivation
         switch slot[33] {
@@ -136,8 +136,9 @@ package struct VaultHeader: Sendable, Equatable {
         case 1: derivation = .argon2id(salt: Array(slot[56..<72]), opsLimit: get(slot, 40, 8), memLimit: get(slot, 48, 8))
         default: return nil
         }
-        var header = VaultHeader(generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
-                                 sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
+        var header = VaultHeader(
+            generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
+            sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
         header.tag = Array(slot[tagRange])
         return header
     }

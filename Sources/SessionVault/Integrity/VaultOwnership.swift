@@ -28,7 +28,8 @@ enum VaultOwnership {
     static func check(_ files: VaultFiles, header: VaultHeader?) throws(VaultError) -> stat? {
         guard let info = try databaseStatus(files) else { return nil }
         guard header != nil else {
-            throw .misconfigured("\(files.database) exists but has no SessionVault header beside it (\(files.header)); it cannot be proven to be this vault's database")
+            throw .misconfigured(
+                "\(files.database) exists but has no SessionVault header beside it (\(files.header)); it cannot be proven to be this vault's database")
         }
         return info
     }
@@ -89,7 +90,9 @@ enum VaultOwnership {
                 try FileIO.requireRegularFileOrNothing(path)
             } catch {
                 if error.isNotRegularFile {
-                    throw .misconfigured("\(path) is a \(error.foundFileType ?? "special file"), not a regular file; a vault's files are regular files, and nothing of it was read, removed or written")
+                    throw .misconfigured(
+                        "\(path) is a \(error.foundFileType ?? "special file"), not a regular file; a vault's files are regular files, and nothing of it was read, removed or written"
+                    )
                 }
                 throw .unavailable(retryAfter: 1, detail: "\(path) cannot be examined now: \(error)")
             }

@@ -90,8 +90,9 @@ struct VaultStateRecord {
 
     /// Steps the generation (every durable write does) and raises the latest wall-clock time seen.
     static func advanceGeneration(lastWallClock now: Int64, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
-                           [.integer(now)])
+        try connection.run(
+            "UPDATE vault_state SET generation = generation + 1, last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1",
+            [.integer(now)])
     }
 
     /// Sets the generation of `schema`'s copy (a rekey's re-encrypted copy).
@@ -100,9 +101,12 @@ struct VaultStateRecord {
     }
 
     /// Makes `sessionID` current, with the device's biometric preference and the server clock offset.
-    static func setCurrentSession(_ sessionID: String, biometricPreference: Bool, serverClockOffset: Int64,
-                                  in connection: Connection) throws(SQLiteError) {
-        try connection.run("""
+    static func setCurrentSession(
+        _ sessionID: String, biometricPreference: Bool, serverClockOffset: Int64,
+        in connection: Connection
+    ) throws(SQLiteError) {
+        try connection.run(
+            """
             UPDATE vault_state SET current_session_id = ?, empty_reason = '', biometric_preference = ?,
                 server_clock_offset = ? WHERE singleton = 1
             """, [.text(sessionID), .integer(biometricPreference ? 1 : 0), .integer(serverClockOffset)])
@@ -111,8 +115,9 @@ struct VaultStateRecord {
     /// Leaves no session current, for `reason`, only while `sessionID` (nil: none) is still the
     /// current one; returns whether it was.
     static func clearCurrentSession(ifStill sessionID: String?, reason: String, in connection: Connection) throws(SQLiteError) -> Bool {
-        try connection.run("UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1 AND current_session_id IS ?",
-                           [.text(reason), sessionID.sqlValue])
+        try connection.run(
+            "UPDATE vault_state SET current_session_id = NULL, empty_reason = ? WHERE singleton = 1 AND current_session_id IS ?",
+            [.text(reason), sessionID.sqlValue])
         return connection.changes != 0
     }
 
@@ -142,8 +147,9 @@ struct VaultStateRecord {
 
     /// No refresh before `time`; a later time already recorded stays.
     static func deferRefreshes(until time: Int64, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE vault_state SET refresh_not_before = max(refresh_not_before, ?) WHERE singleton = 1",
-                           [.integer(time)])
+        try connection.run(
+            "UPDATE vault_state SET refresh_not_before = max(refresh_not_before, ?) WHERE singleton = 1",
+            [.integer(time)])
     }
 
     /// Drops a recorded 429 (the server answered); writes nothing when none is recorded.

@@ -56,8 +56,9 @@ struct VaultVerifier {
                 }
             } catch is PageAuthenticationFailure {
                 // A page changed on disk between the scan and the reads (or was read again).
-                findings.append(diagnosis.damagedPageFinding()
-                                ?? VerificationFinding(kind: .damagedPage, detail: "a page failed authentication while the records were read"))
+                findings.append(
+                    diagnosis.damagedPageFinding()
+                        ?? VerificationFinding(kind: .damagedPage, detail: "a page failed authentication while the records were read"))
             } catch let error as SQLiteError {
                 guard let finding = diagnosis.finding(for: error) else { throw diagnosis.classify(error) }
                 findings.append(finding)
@@ -103,7 +104,8 @@ struct VaultVerifier {
             guard let name = statement.text(1), let checksum = statement.text(2) else {
                 return [VerificationFinding(kind: .structuralDamage, detail: "a schema_migrations row has no name or checksum", table: "schema_migrations")]
             }
-            rows.append(AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: statement.int64(3))))
+            rows.append(
+                AppliedMigration(version: Int(statement.int64(0)), name: name, checksum: checksum, appliedAt: Date(unixMilliseconds: statement.int64(3))))
         }
         do {
             let fromNewerLibrary = rows.contains { $0.version > migrator.newestVersion }
@@ -159,17 +161,20 @@ struct VaultVerifier {
         }
         if let headerGeneration, generation > 0, UInt64(generation) < headerGeneration {
             let walDamaged = CorruptionDiagnosis.walHasFrames(files)
-            findings.append(VerificationFinding(
-                kind: walDamaged ? .damagedWAL : .rollback,
-                detail: "the database is at generation \(generation) but the header saw \(headerGeneration)"
-                    + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back"),
-                table: "vault_state"))
+            findings.append(
+                VerificationFinding(
+                    kind: walDamaged ? .damagedWAL : .rollback,
+                    detail: "the database is at generation \(generation) but the header saw \(headerGeneration)"
+                        + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back"),
+                    table: "vault_state"))
         }
         if let current {
             let exists = try connection.scalarInt("SELECT count(*) FROM sessions WHERE id = ?", [.text(current)]) ?? 0
             if exists == 0 {
-                findings.append(VerificationFinding(kind: .invariantViolation, detail: "the current session \(current) does not exist",
-                                                    table: "vault_state", sessionID: current))
+                findings.append(
+                    VerificationFinding(
+                        kind: .invariantViolation, detail: "the current session \(current) does not exist",
+                        table: "vault_state", sessionID: current))
             }
         }
         // A file whose schema predates the seal (read here without migrating) has none to check.

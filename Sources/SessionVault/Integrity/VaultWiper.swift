@@ -30,8 +30,10 @@ enum VaultWiper {
     ///   - diagnosed: the files the decision to wipe was taken on; nil for a wipe of whatever is
     ///     at the paths (an explicit wipe with no diagnosis behind it).
     ///   - afterStep: told the name of each step once it is done (the crash tests stop there).
-    static func wipe(_ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?, diagnosed: DiagnosedFiles?,
-                     afterStep: (String) -> Void = { _ in }) throws(VaultError) {
+    static func wipe(
+        _ files: VaultFiles, keys: (any KeyProvider)?, tombstone: Tombstone?, diagnosed: DiagnosedFiles?,
+        afterStep: (String) -> Void = { _ in }
+    ) throws(VaultError) {
         let lock = try VaultOwnership.structureLock(files)
         defer { lock.unlock() }
         if let diagnosed, !diagnosed.stillThere(files) {
@@ -98,7 +100,8 @@ enum VaultWiper {
     /// readable header) is left to the provider, which destroys only a key it verified itself.
     private static func provablyAnotherVaultsKey(_ keys: any KeyProvider, header: VaultHeader?) -> Bool {
         guard let header, let root = try? keys.rootKey(recorded: header.derivation, create: false),
-              let derived = try? VaultKeys(root: root.bytes) else { return false }
+            let derived = try? VaultKeys(root: root.bytes)
+        else { return false }
         return derived.keyCheckValue != header.keyCheckValue
     }
 }
@@ -112,9 +115,10 @@ extension DiagnosedFiles {
     ///   - wholeHeader: see `DiagnosedFiles.wholeHeader`.
     static func capture(_ files: VaultFiles, keyFilePath: String?, wholeHeader: Bool = true) -> DiagnosedFiles {
         let headerBytes = try? FileIO.read(files.header)
-        return DiagnosedFiles(database: identity(of: files.database), header: identity(of: files.header), headerBytes: headerBytes,
-                              keyCheckValue: headerBytes.flatMap(VaultHeader.decode)?.keyCheckValue,
-                              keyFilePath: keyFilePath, keyFile: keyFilePath.flatMap(identity(of:)), wholeHeader: wholeHeader)
+        return DiagnosedFiles(
+            database: identity(of: files.database), header: identity(of: files.header), headerBytes: headerBytes,
+            keyCheckValue: headerBytes.flatMap(VaultHeader.decode)?.keyCheckValue,
+            keyFilePath: keyFilePath, keyFile: keyFilePath.flatMap(identity(of:)), wholeHeader: wholeHeader)
     }
 
     /// The key file of `provider`, when it keeps its key in one.

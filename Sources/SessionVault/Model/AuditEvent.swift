@@ -52,8 +52,10 @@ extension AuditEvent {
         /// An entry this version does not know, e.g. written by a newer SessionVault: its text.
         case unrecognized(String)
 
-        private static let known: [Kind] = [.stored, .rotated, .signedOut, .biometricEnabled, .biometricDisabled,
-                                            .activeSubjectChanged, .rekeyed, .serverSignOut, .clockReanchored]
+        private static let known: [Kind] = [
+            .stored, .rotated, .signedOut, .biometricEnabled, .biometricDisabled,
+            .activeSubjectChanged, .rekeyed, .serverSignOut, .clockReanchored
+        ]
 
         /// The stable text stored in the log, e.g. `signedOut`.
         public var code: String {

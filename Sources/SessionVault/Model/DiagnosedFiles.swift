@@ -37,8 +37,10 @@ package struct DiagnosedFiles: Sendable, Equatable {
     /// so there the database it has open and the key check value are what identify the vault.
     package var wholeHeader: Bool
 
-    package init(database: FileID?, header: FileID?, headerBytes: [UInt8]?, keyCheckValue: [UInt8]?,
-                 keyFilePath: String?, keyFile: FileID?, wholeHeader: Bool) {
+    package init(
+        database: FileID?, header: FileID?, headerBytes: [UInt8]?, keyCheckValue: [UInt8]?,
+        keyFilePath: String?, keyFile: FileID?, wholeHeader: Bool
+    ) {
         self.database = database
         self.header = header
         self.headerBytes = headerBytes

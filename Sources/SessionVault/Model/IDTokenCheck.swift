@@ -26,18 +26,24 @@ struct IDTokenCheck: Sendable {
         guard !claims.isEmpty else { return "format" }
         if let nonce {
             guard let stated = claims["nonce"] as? String,
-                  Sodium.constantTimeEqual(Array(stated.utf8), Array(nonce.utf8)) else { return "nonce" }
+                Sodium.constantTimeEqual(Array(stated.utf8), Array(nonce.utf8))
+            else { return "nonce" }
         }
         if let issuer, claims["iss"] as? String != issuer { return "iss" }
         let audiences: [String]
-        if let single = claims["aud"] as? String { audiences = [single] }
-        else if let list = claims["aud"] as? [String] { audiences = list }
-        else { return "aud" }
+        if let single = claims["aud"] as? String {
+            audiences = [single]
+        } else if let list = claims["aud"] as? [String] {
+            audiences = list
+        } else {
+            return "aud"
+        }
         guard audiences.contains(clientID) else { return "aud" }
         if claims["azp"] != nil, claims["azp"] as? String != clientID { return "azp" }
         if audiences.count > 1, claims["azp"] == nil { return "azp" }
         guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp.isFinite,
-              exp + leeway > now.timeIntervalSince1970 else { return "exp" }
+            exp + leeway > now.timeIntervalSince1970
+        else { return "exp" }
         return nil
     }
 }

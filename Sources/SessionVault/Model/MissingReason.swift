@@ -54,9 +54,11 @@ public enum MissingReason: Sendable, Equatable, Codable, CustomStringConvertible
 
     /// Parses `code`; unknown text reads as `signedOut` (the safe "no session" answer).
     package init(code: String) {
-        let all: [MissingReason] = [.neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
-                                    .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged,
-                                    .refreshedForAnotherSubject]
+        let all: [MissingReason] = [
+            .neverSignedIn, .signedOut, .refreshTokenExpired, .absoluteLifetimePassed, .refreshRejected,
+            .refreshInterrupted, .sessionExpired, .authRequired, .scopeRejected, .biometryChanged,
+            .refreshedForAnotherSubject
+        ]
         if let match = all.first(where: { $0.code == code }) {
             self = match
         } else if code.hasPrefix("wipedAfterCorruption:"), let kind = CorruptionKind(rawValue: String(code.dropFirst(21))) {

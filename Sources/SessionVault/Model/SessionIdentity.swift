@@ -19,8 +19,10 @@ public struct SessionIdentity: Sendable, Equatable, Codable, CustomStringConvert
 
     /// An identity the app supplies itself, e.g. for a plain RFC 6749 response that names no
     /// user (see `TokenResponse.identified(as:)` and `Vault.store(_:identity:biometricEnabled:serverClockOffset:)`).
-    public init(subject: String, issuer: String? = nil, tenant: String? = nil, email: String? = nil,
-                displayName: String? = nil, roles: [String] = [], metadataJSON: String = "{}") {
+    public init(
+        subject: String, issuer: String? = nil, tenant: String? = nil, email: String? = nil,
+        displayName: String? = nil, roles: [String] = [], metadataJSON: String = "{}"
+    ) {
         self.subject = subject
         self.issuer = issuer
         self.tenant = tenant

@@ -26,8 +26,10 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
 
     /// A response a custom `SessionRefresher` built from its server's answer. `Vault.store` and
     /// `Vault.rotate` check its numbers against `lifetimeRange` and `unixTimeRange`.
-    public init(accessToken: Token, tokenType: String = "bearer", expiresIn: Int64?, expiresAt: Int64? = nil,
-                refreshToken: Token?, refreshExpiresIn: Int64? = nil, scope: String? = nil, identity: SessionIdentity?) {
+    public init(
+        accessToken: Token, tokenType: String = "bearer", expiresIn: Int64?, expiresAt: Int64? = nil,
+        refreshToken: Token?, refreshExpiresIn: Int64? = nil, scope: String? = nil, identity: SessionIdentity?
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
@@ -56,8 +58,7 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
         let subject = (user["id"] as? String) ?? (accessClaims["sub"] as? String) ?? (idClaims["sub"] as? String)
 
         var roles: [String] = []
-        if let list = appMetadata["roles"] as? [String] { roles = list }
-        else if let role = (appMetadata["role"] ?? claim("role")) as? String { roles = [role] }
+        if let list = appMetadata["roles"] as? [String] { roles = list } else if let role = (appMetadata["role"] ?? claim("role")) as? String { roles = [role] }
 
         let metadataJSON: String
         if userMetadata.isEmpty {
@@ -68,14 +69,16 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             throw .invalidField("user.user_metadata")
         }
 
-        let identity = subject.flatMap { $0.isEmpty ? nil : $0 }.map { subject in SessionIdentity(
-            subject: subject,
-            issuer: (accessClaims["iss"] ?? idClaims["iss"]) as? String,
-            tenant: (appMetadata["tenant_id"] ?? appMetadata["tenant"] ?? claim("tenant_id") ?? claim("tid")) as? String,
-            email: claim("email") as? String,
-            displayName: (userMetadata["full_name"] ?? userMetadata["name"] ?? userMetadata["display_name"] ?? idClaims["name"]) as? String,
-            roles: roles,
-            metadataJSON: metadataJSON) }
+        let identity = subject.flatMap { $0.isEmpty ? nil : $0 }.map { subject in
+            SessionIdentity(
+                subject: subject,
+                issuer: (accessClaims["iss"] ?? idClaims["iss"]) as? String,
+                tenant: (appMetadata["tenant_id"] ?? appMetadata["tenant"] ?? claim("tenant_id") ?? claim("tid")) as? String,
+                email: claim("email") as? String,
+                displayName: (userMetadata["full_name"] ?? userMetadata["name"] ?? userMetadata["display_name"] ?? idClaims["name"]) as? String,
+                roles: roles,
+                metadataJSON: metadataJSON)
+        }
 
         let expiresIn = try Self.integer(object["expires_in"], "expires_in", in: Self.lifetimeRange)
         var expiresAt = try Self.integer(object["expires_at"], "expires_at", in: Self.unixTimeRange)
@@ -89,14 +92,15 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             refresh = nil
         }
         guard let accessToken = try? Token(access) else { throw .invalidField("access_token") }
-        self.init(accessToken: accessToken,
-                  tokenType: (object["token_type"] as? String) ?? "bearer",
-                  expiresIn: expiresIn,
-                  expiresAt: expiresAt,
-                  refreshToken: refresh,
-                  refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in", in: Self.lifetimeRange),
-                  scope: object["scope"] as? String,
-                  identity: identity)
+        self.init(
+            accessToken: accessToken,
+            tokenType: (object["token_type"] as? String) ?? "bearer",
+            expiresIn: expiresIn,
+            expiresAt: expiresAt,
+            refreshToken: refresh,
+            refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in", in: Self.lifetimeRange),
+            scope: object["scope"] as? String,
+            identity: identity)
     }
 
     /// The lifetimes (`expires_in`, `refresh_expires_in`, in seconds) accepted: zero (already
@@ -135,7 +139,8 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             // Through Double: JSONSerialization hands big or exponent forms over as doubles.
             // The range bounds are far inside Double's exact integers, so no rounding is lost.
             let double = numeric.doubleValue
-            number = double.isFinite && double == double.rounded() && double >= Double(range.lowerBound) && double <= Double(range.upperBound)
+            number =
+                double.isFinite && double == double.rounded() && double >= Double(range.lowerBound) && double <= Double(range.upperBound)
                 ? Int64(exactly: double) : nil
         } else {
             number = nil
@@ -154,7 +159,8 @@ package enum JWTClaims {
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64),
-              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return [:] }
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { return [:] }
         return object
     }
 }
@@ -231,7 +237,8 @@ struct TokenTimes {
         serverExpiresAt = response.expiresAt.map { UnixMilliseconds.from(seconds: $0) }
         // Never before the receipt: the next open refuses a refresh expiry before the issue time
         // as damage (`SessionRecord.checkInvariants`), so what is written here must satisfy it.
-        let refreshLifetime = response.refreshExpiresIn.map { UnixMilliseconds.from(seconds: $0) }
+        let refreshLifetime =
+            response.refreshExpiresIn.map { UnixMilliseconds.from(seconds: $0) }
             ?? UnixMilliseconds.from(seconds: policy.refreshTokenLifetime)
         refreshExpiresAt = UnixMilliseconds.sum(receipt, max(refreshLifetime, 0))
         absoluteDeadline = policy.absoluteLifetime.map { UnixMilliseconds.sum(receipt, UnixMilliseconds.from(seconds: $0)) }

@@ -27,8 +27,10 @@ package struct AuthErrorBody {
     }
 
     /// Case-insensitive patterns that mean "the session is over and the user should be told".
-    static let sessionExpiredPatterns = ["jwt expired", "token expired", "session expired", "refresh_token_not_found",
-                                         "invalid refresh token", "session_expired", "session_not_found"]
+    static let sessionExpiredPatterns = [
+        "jwt expired", "token expired", "session expired", "refresh_token_not_found",
+        "invalid refresh token", "session_expired", "session_not_found"
+    ]
 
     private var allText: [String] { ([error, errorCode].compactMap { $0 } + messages).map { $0.lowercased() } }
 

@@ -41,8 +41,10 @@ public struct AuthorizationCodeFlow: Sendable {
     ///   - issuer: the expected `iss` of ID tokens; nil skips that check.
     ///   - session: the `URLSession` the code exchange goes through.
     ///   - timeout: seconds for the code exchange.
-    public init(authorizationEndpoint: URL, tokenEndpoint: URL, clientID: String, redirectURI: URL, scope: String? = nil,
-                issuer: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
+    public init(
+        authorizationEndpoint: URL, tokenEndpoint: URL, clientID: String, redirectURI: URL, scope: String? = nil,
+        issuer: String? = nil, session: URLSession = .shared, timeout: TimeInterval = 15
+    ) {
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
@@ -70,13 +72,13 @@ public struct AuthorizationCodeFlow: Sendable {
         var items = [
             URLQueryItem(name: "response_type", value: "code"),
             URLQueryItem(name: "client_id", value: clientID),
-            URLQueryItem(name: "redirect_uri", value: redirectURI.absoluteString),
+            URLQueryItem(name: "redirect_uri", value: redirectURI.absoluteString)
         ]
         if let scope { items.append(URLQueryItem(name: "scope", value: scope)) }
         items += [
             URLQueryItem(name: "state", value: state),
             URLQueryItem(name: "code_challenge", value: PKCE.challenge(for: verifier)),
-            URLQueryItem(name: "code_challenge_method", value: "S256"),
+            URLQueryItem(name: "code_challenge_method", value: "S256")
         ]
         if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce)) }
         let taken = Set(items.map(\.name))
@@ -101,10 +103,12 @@ public struct AuthorizationCodeFlow: Sendable {
         body.append(contentsOf: Array("&code_verifier=".utf8))
         // The verifier's characters need no form encoding: straight from locked memory.
         request.verifier.withUnsafeBytes { body.append(contentsOf: $0) }
-        let answer = try await transport.postSignIn(tokenEndpoint, headers: [
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Accept": "application/json",
-        ], body: body, codeExchange: true, prover: prover)
+        let answer = try await transport.postSignIn(
+            tokenEndpoint,
+            headers: [
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json"
+            ], body: body, codeExchange: true, prover: prover)
         if let idToken = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["id_token"] as? String {
             let check = IDTokenCheck(issuer: issuer, clientID: clientID, nonce: request.nonce)
             if let failed = check.failure(of: idToken, now: now) { throw .idTokenRejected("\(failed) does not match this sign-in") }

@@ -37,13 +37,15 @@ public final class AuthorizationRequest: @unchecked Sendable, CustomStringConver
     /// while the real one is still on its way); any answer with the right `state` uses it up.
     func code(from redirect: URL) throws(SignInError) -> String {
         guard let components = URLComponents(url: redirect, resolvingAgainstBaseURL: false),
-              let expected = URLComponents(url: flow.redirectURI, resolvingAgainstBaseURL: false) else {
+            let expected = URLComponents(url: flow.redirectURI, resolvingAgainstBaseURL: false)
+        else {
             throw .invalidRedirect("not a URL")
         }
         guard components.scheme?.lowercased() == expected.scheme?.lowercased(),
-              components.host?.lowercased() == expected.host?.lowercased(),
-              expected.port == nil || components.port == expected.port,
-              components.path == expected.path else {
+            components.host?.lowercased() == expected.host?.lowercased(),
+            expected.port == nil || components.port == expected.port,
+            components.path == expected.path
+        else {
             throw .invalidRedirect("not for the redirect URI \(flow.redirectURI.absoluteString)")
         }
         // RFC 6749 §4.1.2: the answer is in the query (a fragment is not ours to read).

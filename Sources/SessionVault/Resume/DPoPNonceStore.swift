@@ -37,7 +37,8 @@ final class DPoPNonceStore: @unchecked Sendable {
     /// - Returns: whether it was taken (a proof can carry it now).
     @discardableResult
     func remember(_ nonce: String, for url: URL, server: Server) -> Bool {
-        guard !nonce.isEmpty, nonce.utf8.count <= 1024, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" }) else { return false }
+        guard !nonce.isEmpty, nonce.utf8.count <= 1024, nonce.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "\"" && $0 != "\\" })
+        else { return false }
         let key = server.rawValue + " " + Self.origin(of: url)
         lock.withLock { nonces[key] = nonce }
         return true

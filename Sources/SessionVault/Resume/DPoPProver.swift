@@ -23,11 +23,14 @@ public struct DPoPProver: Sendable {
     let recordedClockOffset: TimeInterval?
 
     /// nil when the key's public key is not a 64-byte P-256 point.
-    init?(key: any ProofSigningKey, nonces: DPoPNonceStore, clock: @escaping @Sendable () -> Date = { Date() },
-          serverClock: DPoPServerClock = DPoPServerClock(), recordedClockOffset: TimeInterval? = nil) {
+    init?(
+        key: any ProofSigningKey, nonces: DPoPNonceStore, clock: @escaping @Sendable () -> Date = { Date() },
+        serverClock: DPoPServerClock = DPoPServerClock(), recordedClockOffset: TimeInterval? = nil
+    ) {
         let publicKey = key.publicKeyXY
         guard let jwk = JWKThumbprint.canonicalJWK(publicKeyXY: publicKey),
-              let thumbprint = JWKThumbprint.thumbprint(publicKeyXY: publicKey) else { return nil }
+            let thumbprint = JWKThumbprint.thumbprint(publicKeyXY: publicKey)
+        else { return nil }
         self.key = key
         self.jwk = jwk
         self.thumbprint = thumbprint
@@ -71,7 +74,7 @@ public struct DPoPProver: Sendable {
             #""jti":"\#(JWKThumbprint.base64URL(Sodium.randomBytes(16)))""#,
             #""htm":"\#(JSONText.string(method))""#,
             #""htu":"\#(JSONText.string(Self.targetURI(url)))""#,
-            #""iat":\#(issuedAt)"#,
+            #""iat":\#(issuedAt)"#
         ]
         if let nonce = nonces.nonce(for: url, server: server) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
         if let accessToken { claims.append(#""ath":"\#(accessToken.withRevealedBytes { JWKThumbprint.hash($0) })""#) }

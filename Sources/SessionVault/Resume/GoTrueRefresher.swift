@@ -34,11 +34,13 @@ public struct GoTrueRefresher: SessionRefresher {
         var body = Data(#"{"refresh_token":""#.utf8)
         refreshToken.withRevealedBytes { body.append(contentsOf: JSONText.escaped($0)) }
         body.append(contentsOf: Array(#""}"#.utf8))
-        return try await transport.post(url, headers: [
-            "apikey": apiKey,
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-        ], body: body, prover: prover)
+        return try await transport.post(
+            url,
+            headers: [
+                "apikey": apiKey,
+                "Content-Type": "application/json",
+                "Accept": "application/json"
+            ], body: body, prover: prover)
     }
 }
 
@@ -57,11 +59,13 @@ extension GoTrueRefresher {
         body.append(contentsOf: Array(#"","password":""#.utf8))
         password.withUnsafeBytes { body.append(contentsOf: JSONText.escaped($0)) }
         body.append(contentsOf: Array(#""}"#.utf8))
-        return try await transport.postSignIn(url, headers: [
-            "apikey": apiKey,
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-        ], body: body, codeExchange: false, prover: prover)
+        return try await transport.postSignIn(
+            url,
+            headers: [
+                "apikey": apiKey,
+                "Content-Type": "application/json",
+                "Accept": "application/json"
+            ], body: body, codeExchange: false, prover: prover)
     }
 }
 

@@ -102,7 +102,8 @@ struct HTTPRefreshTransport: Sendable {
     private static func says(_ code: String, status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
         guard status == 400 || status == 401 else { return false }
         if let header = wwwAuthenticate,
-           AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == code }) {
+            AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == code })
+        {
             return true
         }
         let object = try? JSONSerialization.jsonObject(with: body.prefix(16 * 1024)) as? [String: Any]
@@ -148,8 +149,10 @@ extension HTTPRefreshTransport {
     /// `body` holds a secret (password, verifier) in ordinary memory, as any request body must
     /// for `URLSession`: the caller builds it from locked bytes right before this call and keeps
     /// no copy (the same holds for a refresh token in `post`).
-    func postSignIn(_ url: URL, headers: [String: String], body: Data, codeExchange: Bool,
-                    prover: DPoPProver? = nil) async throws(SignInError) -> SignInAnswer {
+    func postSignIn(
+        _ url: URL, headers: [String: String], body: Data, codeExchange: Bool,
+        prover: DPoPProver? = nil
+    ) async throws(SignInError) -> SignInAnswer {
         let data: Data
         let http: HTTPURLResponse
         switch await exchange(url, headers: headers, body: body, prover: prover) {
@@ -157,8 +160,9 @@ extension HTTPRefreshTransport {
         case .failure(let failure): throw .network(failure.detail)
         }
         guard (200..<300).contains(http.statusCode) else {
-            throw AuthErrorBody.classifySignInFailure(status: http.statusCode, body: data.prefix(16 * 1024),
-                                                      retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"), codeExchange: codeExchange)
+            throw AuthErrorBody.classifySignInFailure(
+                status: http.statusCode, body: data.prefix(16 * 1024),
+                retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"), codeExchange: codeExchange)
         }
         let serverDate = Self.serverDate(of: http)
         do {

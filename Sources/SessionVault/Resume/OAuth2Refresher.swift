@@ -31,8 +31,10 @@ public struct OAuth2Refresher: SessionRefresher {
     ///   - postLogoutRedirectURI: where that logout page sends the browser afterwards.
     ///   - session: the `URLSession` requests go through.
     ///   - timeout: seconds per request.
-    public init(tokenEndpoint: URL, clientID: String, scope: String? = nil, revocationEndpoint: URL? = nil,
-                endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, session: URLSession = .shared, timeout: TimeInterval = 15) {
+    public init(
+        tokenEndpoint: URL, clientID: String, scope: String? = nil, revocationEndpoint: URL? = nil,
+        endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, session: URLSession = .shared, timeout: TimeInterval = 15
+    ) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.scope = scope
@@ -52,10 +54,12 @@ public struct OAuth2Refresher: SessionRefresher {
         refreshToken.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }
         body.append(contentsOf: Array("&client_id=".utf8) + FormText.encoded(Array(clientID.utf8)))
         if let scope { body.append(contentsOf: Array("&scope=".utf8) + FormText.encoded(Array(scope.utf8))) }
-        return try await transport.post(tokenEndpoint, headers: [
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Accept": "application/json",
-        ], body: body, prover: prover)
+        return try await transport.post(
+            tokenEndpoint,
+            headers: [
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json"
+            ], body: body, prover: prover)
     }
 }
 
@@ -67,7 +71,7 @@ enum FormText {
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(byte)
             case UInt8(ascii: " "):
                 out.append(UInt8(ascii: "+"))

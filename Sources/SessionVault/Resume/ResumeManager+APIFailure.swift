@@ -27,10 +27,12 @@ extension ResumeManager {
         let current: Session
         do {
             guard let session = try await vault.currentSession(), let sent = sentToken.fingerprint,
-                  session.accessTokenFingerprint == sent, unsavedRotation == nil else {
+                session.accessTokenFingerprint == sent, unsavedRotation == nil
+            else {
                 // Late: an answer to a token that is no longer the one in use.
-                logger.notice("API failure for a token no longer current; nothing ended or refreshed",
-                              metadata: ["token.fp": "\(sentToken.fingerprint?.hex ?? "-")"])
+                logger.notice(
+                    "API failure for a token no longer current; nothing ended or refreshed",
+                    metadata: ["token.fp": "\(sentToken.fingerprint?.hex ?? "-")"])
                 return await resume()
             }
             current = session

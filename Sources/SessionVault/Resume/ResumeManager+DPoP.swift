@@ -46,7 +46,8 @@ extension ResumeManager {
         }
         let recorded = try? await vault.recordedServerClockOffset()
         guard let prover = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock, recordedClockOffset: recorded),
-              prover.thumbprint == thumbprint else {
+            prover.thumbprint == thumbprint
+        else {
             let reason = CorruptionReason(.invariantViolation, "session \(session.id): the proof key's thumbprint is not the recorded jkt")
             return .stop(await outcome(for: VaultError.corrupted(reason)))
         }
@@ -133,8 +134,11 @@ extension ResumeManager {
     /// (`DPoP`), or a bearer downgrade the configuration accepts (logged).
     func acceptsTokenType(_ tokenType: String, provedWith prover: DPoPProver?) -> Bool {
         guard let dpop, prover != nil, !DPoPConfiguration.isBound(tokenType) else { return true }
-        logger.warning("the server answered a DPoP proof with bearer tokens", metadata: [
-            "dpop.tokenType": "\(SignInError.errorCode(tokenType))", "dpop.accepted": "\(dpop.acceptsBearerDowngrade)"])
+        logger.warning(
+            "the server answered a DPoP proof with bearer tokens",
+            metadata: [
+                "dpop.tokenType": "\(SignInError.errorCode(tokenType))", "dpop.accepted": "\(dpop.acceptsBearerDowngrade)"
+            ])
         return dpop.acceptsBearerDowngrade
     }
 }

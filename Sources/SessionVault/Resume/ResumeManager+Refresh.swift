@@ -131,8 +131,9 @@ extension ResumeManager {
         if case .failure(.storageFull) = rotation {
             // The server has spent the old token: the new ones are all the session has. Keep
             // them in locked memory, keep the refresh lock, and write them on the next call.
-            unsavedRotation = UnsavedRotation(sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset,
-                                              prover: prover)
+            unsavedRotation = UnsavedRotation(
+                sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset,
+                prover: prover)
             logger.error("rotated tokens could not be stored (storage full); kept in memory until they can be", metadata: ["session.id": "\(session.id)"])
             return .home(current)
         }
@@ -158,11 +159,15 @@ extension ResumeManager {
     }
 
     /// The rotate of a refresh result, as a value (a typed `catch` here trips the compiler).
-    static func rotating(_ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String, version: Int64,
-                         serverClockOffset: TimeInterval?) async -> Result<Session, VaultError> {
+    static func rotating(
+        _ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String, version: Int64,
+        serverClockOffset: TimeInterval?
+    ) async -> Result<Session, VaultError> {
         do {
-            return .success(try await vault.rotate(refreshed.response, expectedSessionID: sessionID, expectedVersion: version,
-                                                   serverClockOffset: serverClockOffset))
+            return .success(
+                try await vault.rotate(
+                    refreshed.response, expectedSessionID: sessionID, expectedVersion: version,
+                    serverClockOffset: serverClockOffset))
         } catch {
             return .failure(error)
         }
@@ -259,7 +264,9 @@ extension ResumeManager {
             return lock
         } catch {
             // Something planted where the lock file belongs does not go away by waiting.
-            if error.isNotRegularFile || error.errno == ELOOP { throw .misconfigured("the refresh lock \(vault.files.refreshLock) is not a regular file: \(error)") }
+            if error.isNotRegularFile || error.errno == ELOOP {
+                throw .misconfigured("the refresh lock \(vault.files.refreshLock) is not a regular file: \(error)")
+            }
             throw .unavailable(retryAfter: 1, detail: "the refresh lock cannot be opened: \(error)")
         }
     }

@@ -43,8 +43,10 @@ extension ResumeManager {
     /// it), run `exchange` (the one request to the token endpoint) with its prover, check that
     /// the tokens came back bound, store the answer with the key only if the noted session is
     /// still current, and wake the auto-refresh loop.
-    func performSignIn(identity: SessionIdentity?, biometricEnabled: Bool?,
-                        exchange: @Sendable (DPoPProver?) async throws(SignInError) -> RefreshedTokens) async throws(SignInError) -> Session {
+    func performSignIn(
+        identity: SessionIdentity?, biometricEnabled: Bool?,
+        exchange: @Sendable (DPoPProver?) async throws(SignInError) -> RefreshedTokens
+    ) async throws(SignInError) -> Session {
         await signInTurn.take()
         defer { signInTurn.give() }
         let vault: Vault
@@ -61,8 +63,11 @@ extension ResumeManager {
             do throws(ProofKeyError) {
                 let key = try await dpop.keyProvider.makeKey()
                 let recorded = try? await vault.recordedServerClockOffset()
-                guard let made = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock,
-                                            recordedClockOffset: recorded) else { throw ProofKeyError.failed("the new key is not a P-256 key") }
+                guard
+                    let made = DPoPProver(
+                        key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock,
+                        recordedClockOffset: recorded)
+                else { throw ProofKeyError.failed("the new key is not a P-256 key") }
                 proofKey = NewProofKey(stored: try key.storedForm(), thumbprint: made.thumbprint)
                 prover = made
             } catch {
@@ -81,8 +86,10 @@ extension ResumeManager {
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
         let session: Session
-        switch await Self.storingSignIn(vault, response, biometricEnabled: biometricEnabled, serverClockOffset: offset, expected: expected,
-                                        proofKey: proofKey) {
+        switch await Self.storingSignIn(
+            vault, response, biometricEnabled: biometricEnabled, serverClockOffset: offset, expected: expected,
+            proofKey: proofKey)
+        {
         case .success(let stored): session = stored
         case .failure(.staleSession):
             logger.info("sign-in dropped: another session was stored meanwhile", metadata: ["vault.operation": "signIn"])
@@ -90,18 +97,26 @@ extension ResumeManager {
         case .failure(.invalidTokenResponse(let error)): throw .invalidResponse(error.description)
         case .failure(let error): throw .vault(error)
         }
-        logger.info("signed in", metadata: ["vault.operation": "signIn", "session.id": "\(session.id)",
-                                            "token.fp": "\(session.refreshTokenFingerprint?.hex ?? "-")"])
+        logger.info(
+            "signed in",
+            metadata: [
+                "vault.operation": "signIn", "session.id": "\(session.id)",
+                "token.fp": "\(session.refreshTokenFingerprint?.hex ?? "-")"
+            ])
         wakeAutoRefresh(after: .home(session))
         return session
     }
 
     /// The conditional store as a value (a typed `catch` across actors trips the compiler).
-    private static func storingSignIn(_ vault: Vault, _ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
-                                      expected: ExpectedCurrentSession, proofKey: NewProofKey?) async -> Result<Session, VaultError> {
+    private static func storingSignIn(
+        _ vault: Vault, _ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
+        expected: ExpectedCurrentSession, proofKey: NewProofKey?
+    ) async -> Result<Session, VaultError> {
         do {
-            return .success(try await vault.store(response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset,
-                                                  onlyIf: expected, proofKey: proofKey))
+            return .success(
+                try await vault.store(
+                    response, biometricEnabled: biometricEnabled, serverClockOffset: serverClockOffset,
+                    onlyIf: expected, proofKey: proofKey))
         } catch {
             return .failure(error)
         }
@@ -127,8 +142,10 @@ extension ResumeManager {
     ///   `.authorizationAlreadyUsed`, `.codeRejected` (expired, replayed), `.idTokenRejected`,
     ///   and the token endpoint's and vault's errors as for the password sign-in.
     @discardableResult
-    public func signIn(completing request: AuthorizationRequest, redirect: URL, identity: SessionIdentity? = nil,
-                       biometricEnabled: Bool? = nil) async throws(SignInError) -> Session {
+    public func signIn(
+        completing request: AuthorizationRequest, redirect: URL, identity: SessionIdentity? = nil,
+        biometricEnabled: Bool? = nil
+    ) async throws(SignInError) -> Session {
         let code = try request.code(from: redirect)
         defer { request.finish() }
         let now = clock()

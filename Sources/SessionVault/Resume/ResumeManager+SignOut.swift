@@ -51,20 +51,28 @@ extension ResumeManager {
         guard let terminator = refresher as? any SessionTerminator else {
             return SignOutResult(server: .notSupported, endSessionURL: nil, refreshWasInFlight: !held)
         }
-        let server = await endServerSession(terminator, session: session, refreshToken: refreshToken, accessToken: accessToken,
-                                            scope: scope, mayRefresh: held, prover: prover)
+        let server = await endServerSession(
+            terminator, session: session, refreshToken: refreshToken, accessToken: accessToken,
+            scope: scope, mayRefresh: held, prover: prover)
         try? await vault.recordAudit(.serverSignOut, reason: "\(scope.rawValue):\(server.code)\(held ? "" : ":refreshInFlight")")
-        logger.info("signed out", metadata: ["signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
-                                             "signOut.refreshInFlight": "\(!held)"])
-        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held,
-                             serverKeepsThisSession: scope == .others)
+        logger.info(
+            "signed out",
+            metadata: [
+                "signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
+                "signOut.refreshInFlight": "\(!held)"
+            ])
+        return SignOutResult(
+            server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held,
+            serverKeepsThisSession: scope == .others)
     }
 
     /// Tells the server, refreshing first (or once after a refusal) when the terminator needs a
     /// live access token and `mayRefresh` (this sign-out held the refresh lock when it read the
     /// refresh token, so nobody else is spending it).
-    private func endServerSession(_ terminator: any SessionTerminator, session: Session, refreshToken: Token?, accessToken: Token?,
-                                  scope: SignOutScope, mayRefresh: Bool, prover: DPoPProver?) async -> ServerSignOut {
+    private func endServerSession(
+        _ terminator: any SessionTerminator, session: Session, refreshToken: Token?, accessToken: Token?,
+        scope: SignOutScope, mayRefresh: Bool, prover: DPoPProver?
+    ) async -> ServerSignOut {
         // A DPoP-bound access token is never sent as a bearer one, nor its refresh token
         // without a proof (RFC 9449 §7.2): without a prover (no DPoPConfiguration here, or the
         // key lost) a logout authenticated by the access token cannot be made. A revocation
@@ -117,7 +125,8 @@ extension ResumeManager {
     }
 
     /// Why the server was not told of a DPoP-bound session's sign-out.
-    static let boundWithoutProofForSignOut = "the session is DPoP-bound and no proof can be made here (no DPoPConfiguration, or its key is lost or unusable): its tokens are not sent as bearer ones, so the server was not told"
+    static let boundWithoutProofForSignOut =
+        "the session is DPoP-bound and no proof can be made here (no DPoPConfiguration, or its key is lost or unusable): its tokens are not sent as bearer ones, so the server was not told"
 
     /// The prover of a DPoP `session` for its sign-out, without side effects: a key that is
     /// lost, unavailable or not the recorded one gives none (a logout authenticated by the
@@ -125,12 +134,14 @@ extension ResumeManager {
     private func proverForSignOut(_ session: Session?, in vault: Vault) async -> DPoPProver? {
         guard let dpop, let session, let thumbprint = session.proofKeyThumbprint else { return nil }
         guard let stored = try? await vault.currentProofKey(), stored.sessionID == session.id,
-              let storedForm = stored.stored else { return nil }
+            let storedForm = stored.stored
+        else { return nil }
         let key: any ProofSigningKey
         do { key = try await dpop.keyProvider.key(fromStored: storedForm) } catch { return nil }
         let recorded = try? await vault.recordedServerClockOffset()
         guard let prover = DPoPProver(key: key, nonces: dpop.nonces, clock: clock, serverClock: dpop.serverClock, recordedClockOffset: recorded),
-              prover.thumbprint == thumbprint else { return nil }
+            prover.thumbprint == thumbprint
+        else { return nil }
         return prover
     }
 
@@ -166,12 +177,14 @@ extension ResumeManager {
         guard let terminator = refresher as? any SessionTerminator else { return }
         // Only on a successful read: a vault that cannot be read now proves nothing gone.
         guard let current = try? await vault.currentSession() as Session??, current?.id != sessionID else { return }
-        let server = await terminator.endServerSession(refreshToken: refreshed.response.refreshToken,
-                                                       accessToken: refreshed.response.accessToken, scope: .local,
-                                                       prover: DPoPConfiguration.isBound(refreshed.response.tokenType) ? prover : nil)
+        let server = await terminator.endServerSession(
+            refreshToken: refreshed.response.refreshToken,
+            accessToken: refreshed.response.accessToken, scope: .local,
+            prover: DPoPConfiguration.isBound(refreshed.response.tokenType) ? prover : nil)
         try? await vault.recordAudit(.serverSignOut, reason: "orphanedRotation:\(server.code)")
-        logger.notice("a refresh answered after sign-out; its tokens were sent to end the server session",
-                      metadata: ["session.id": "\(sessionID)", "signOut.server": "\(server.code)"])
+        logger.notice(
+            "a refresh answered after sign-out; its tokens were sent to end the server session",
+            metadata: ["session.id": "\(sessionID)", "signOut.server": "\(server.code)"])
     }
 }
 

@@ -8,8 +8,9 @@ extension ResumeManager {
     ///   rotated access token from memory meanwhile, `freshAccessToken()`).
     func storeUnsavedRotation() async -> ResumeOutcome? {
         guard let pending = unsavedRotation, let vault = openedVault else { return nil }
-        let result = await Self.rotating(vault, pending.refreshed, sessionID: pending.sessionID, version: pending.version,
-                                         serverClockOffset: pending.serverClockOffset)
+        let result = await Self.rotating(
+            vault, pending.refreshed, sessionID: pending.sessionID, version: pending.version,
+            serverClockOffset: pending.serverClockOffset)
         switch result {
         case .failure(.storageFull):
             guard let session = try? await vault.currentSession(), session.id == pending.sessionID else { break }

@@ -69,10 +69,12 @@ public actor ResumeManager {
     ///   - backoff: the delays between failed refreshes.
     ///   - dpop: sender-constrained sessions (DPoP, RFC 9449): proof keys and proofs on every
     ///     token request; nil (the default) keeps bearer sessions.
-    public init(path: String, keyProvider: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
-                policy: ResumePolicy = ResumePolicy(), clock: @escaping @Sendable () -> Date = { Date() },
-                logger: Logger? = nil, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(),
-                dpop: DPoPConfiguration? = nil) {
+    public init(
+        path: String, keyProvider: any KeyProvider, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
+        policy: ResumePolicy = ResumePolicy(), clock: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger? = nil, refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(),
+        dpop: DPoPConfiguration? = nil
+    ) {
         self.path = path
         self.keyProvider = keyProvider
         self.refresher = refresher
@@ -90,8 +92,10 @@ public actor ResumeManager {
     /// the same `Vault` is reopened in place.
     ///
     /// `dpop`: sender-constrained sessions, as for `init(path:keyProvider:refresher:…)`.
-    public init(vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
-                refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(), dpop: DPoPConfiguration? = nil) {
+    public init(
+        vault: Vault, refresher: any SessionRefresher, biometrics: (any BiometricGate)? = nil,
+        refreshWaitLimit: TimeInterval = 10, backoff: RetryBackoff = RetryBackoff(), dpop: DPoPConfiguration? = nil
+    ) {
         self.path = vault.files.database
         self.keyProvider = nil
         self.openedVault = vault

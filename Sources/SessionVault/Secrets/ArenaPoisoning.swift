@@ -23,7 +23,8 @@ enum ArenaPoisoning {
     /// addresses (`Int`, so the constant is plainly `Sendable`), or nil without the sanitizer.
     private static let addresses: (poison: Int, unpoison: Int)? = {
         guard let poison = lookUp("__asan_poison_memory_region"),
-              let unpoison = lookUp("__asan_unpoison_memory_region") else { return nil }
+            let unpoison = lookUp("__asan_unpoison_memory_region")
+        else { return nil }
         return (Int(bitPattern: poison), Int(bitPattern: unpoison))
     }()
 

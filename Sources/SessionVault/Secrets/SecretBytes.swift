@@ -17,17 +17,21 @@ public final class SecretBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// Allocates `count` zeroed bytes of locked memory and lets `initialize` fill them.
     convenience init(count: Int, initialize: (UnsafeMutableRawBufferPointer) -> Void) throws(CryptoError) {
-        try self.init(count: count, filling: { pointer, count in
-            initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
-        })
+        try self.init(
+            count: count,
+            filling: { pointer, count in
+                initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+            })
     }
 
     /// Same, for a filler that can fail: its error type carries the allocation failure too (see
     /// `CryptoFailureCarrying`), so the caller gets one typed error and needs no cast ladder.
     convenience init<E: CryptoFailureCarrying>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
-        try self.init(count: count, filling: { (pointer, count) throws(E) in
-            try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
-        })
+        try self.init(
+            count: count,
+            filling: { (pointer, count) throws(E) in
+                try initialize(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+            })
     }
 
     /// Allocates with a non-optional pointer for C functions whose parameters are non-null.

@@ -65,7 +65,8 @@ extension Connection {
     func applyVaultPragmas(busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         // Another process (an app extension) may hold the write lock for a moment.
         setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-        try execute("""
+        try execute(
+            """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = FULL;
             PRAGMA temp_store = MEMORY;

@@ -201,8 +201,9 @@ final class Connection {
         // sqlite3_extended_errcode reports the last failure on the handle; when it disagrees
         // with rc (e.g. after a reset), rc is the truth.
         let code = (extended & 0xFF) == (rc & 0xFF) ? extended : rc
-        return SQLiteError(extendedCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql,
-                           systemErrno: sqlite3_system_errno(handle))
+        return SQLiteError(
+            extendedCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+            systemErrno: sqlite3_system_errno(handle))
     }
 
     /// The SQLite library version string (for SQLCipher 3.4.1 on Debian: 3.15.2).

@@ -134,7 +134,9 @@ package enum FileIO {
     static func writeAtomically(_ path: String, contents: [UInt8], mode: mode_t, overwrite: Bool) throws(FileIOError) {
         var failure: FileIOError?
         contents.withUnsafeBytes { buffer in
-            do { try writeAtomically(path, bytes: buffer, mode: mode, overwrite: overwrite) } catch { failure = (error as? FileIOError) ?? FileIOError(operation: "write", path: path, errno: EIO) }
+            do { try writeAtomically(path, bytes: buffer, mode: mode, overwrite: overwrite) } catch {
+                failure = (error as? FileIOError) ?? FileIOError(operation: "write", path: path, errno: EIO)
+            }
         }
         if let failure { throw failure }
     }

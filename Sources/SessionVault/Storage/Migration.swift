@@ -19,7 +19,7 @@ struct Migration: Sendable, Equatable {
     init?(file: EmbeddedMigrationFile) {
         let stem = file.fileName.hasSuffix(".sql") ? String(file.fileName.dropLast(4)) : ""
         guard let underscore = stem.firstIndex(of: "_"),
-              let version = Int(stem[..<underscore]), version > 0
+            let version = Int(stem[..<underscore]), version > 0
         else { return nil }
         self.init(version: version, name: String(stem[stem.index(after: underscore)...]), bytes: file.bytes)
     }

@@ -20,7 +20,8 @@ struct Migrator: Sendable {
     func applied(in connection: Connection) throws(MigrationError) -> [AppliedMigration] {
         var rows: [(version: Int64, name: String?, checksum: String?, appliedAt: Int64)] = []
         do {
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     version INTEGER PRIMARY KEY NOT NULL,
                     name TEXT NOT NULL,
@@ -78,7 +79,9 @@ struct Migrator: Sendable {
     /// - Parameter completing: runs inside each migration's transaction, after its SQL, with its
     ///   version: for a step SQL cannot do (migration 6 seals the existing state with a key).
     @discardableResult
-    func migrate(_ connection: Connection, now: Int64, completing: (Int, Connection) throws(MigrationError) -> Void = { _, _ in }) throws(MigrationError) -> [Int] {
+    func migrate(
+        _ connection: Connection, now: Int64, completing: (Int, Connection) throws(MigrationError) -> Void = { _, _ in }
+    ) throws(MigrationError) -> [Int] {
         let history = try applied(in: connection)
         let fromNewerLibrary = history.contains { $0.version > newestVersion }
         try validate(history, readableSince: fromNewerLibrary ? try readableSince(in: connection) : nil)

@@ -25,7 +25,8 @@ extension Vault {
 
     /// Appends `event` to the audit log inside the caller's transaction.
     func audit(_ connection: Connection, _ event: AuditEvent.Kind, sessionID: String?, fingerprint: Fingerprint?, reason: String?, at time: Date) throws {
-        try AuditLog.append(event, sessionID: sessionID, fingerprint: fingerprint, reason: reason, at: time.unixMilliseconds,
-                            capacity: Int64(max(policy.auditLogCapacity, 1)), in: connection)
+        try AuditLog.append(
+            event, sessionID: sessionID, fingerprint: fingerprint, reason: reason, at: time.unixMilliseconds,
+            capacity: Int64(max(policy.auditLogCapacity, 1)), in: connection)
     }
 }

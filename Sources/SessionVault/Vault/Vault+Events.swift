@@ -47,8 +47,10 @@ extension Vault {
         if oldSession != nil && newSession == nil {
             emit(.signedOut)
             emitted = true
-        } else if let newSession, newSession.refreshTokenFingerprint != oldSession?.refreshTokenFingerprint
-                    || newSession.accessTokenFingerprint != oldSession?.accessTokenFingerprint {
+        } else if let newSession,
+            newSession.refreshTokenFingerprint != oldSession?.refreshTokenFingerprint
+                || newSession.accessTokenFingerprint != oldSession?.accessTokenFingerprint
+        {
             emit(.tokenUpdated(newSession.refreshTokenFingerprint))
             emitted = true
         }

@@ -20,8 +20,9 @@ extension Vault {
             let migrations = try Migrator().applied(in: connection)
             let stateRow = currentStateRow
             let sessions = try SessionRecord.all(in: connection, orderedByIssue: true).map { row in
-                let snapshot = VaultSnapshot.session(row.session, lastWallClock: stateRow.lastWallClock,
-                                                     serverClockOffset: stateRow.serverClockOffset)
+                let snapshot = VaultSnapshot.session(
+                    row.session, lastWallClock: stateRow.lastWallClock,
+                    serverClockOffset: stateRow.serverClockOffset)
                 return VaultInspection.SessionEntry(
                     session: row.session, isCurrent: row.session.id == stateRow.currentSessionID,
                     path: ResumeDecision.decide(snapshot, now: at, policy: policy))
@@ -29,8 +30,9 @@ extension Vault {
             return VaultInspection(
                 cipherVersion: cipherVersion, sqliteVersion: Connection.sqliteVersion, pageSize: pageSize, pageCount: pageCount,
                 journalMode: journalMode, files: VaultInspection.FileSizes(files: files),
-                header: VaultInspection.HeaderSummary(generation: header.current.generation, keyDerivation: header.current.derivation,
-                                                      rekeyPending: header.current.rekeyPending),
+                header: VaultInspection.HeaderSummary(
+                    generation: header.current.generation, keyDerivation: header.current.derivation,
+                    rekeyPending: header.current.rekeyPending),
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
                 state: stateRow, recentEvents: try AuditLog.recent(eventLimit, in: connection),
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)

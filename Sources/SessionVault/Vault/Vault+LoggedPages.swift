@@ -41,8 +41,9 @@ extension Vault {
             }
         }
         if !complete {
-            logger.warning("write-ahead log not truncated; earlier pages remain until the next checkpoint",
-                           metadata: ["vault.operation": "\(operation)"])
+            logger.warning(
+                "write-ahead log not truncated; earlier pages remain until the next checkpoint",
+                metadata: ["vault.operation": "\(operation)"])
         }
     }
 }

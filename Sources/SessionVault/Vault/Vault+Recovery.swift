@@ -50,8 +50,10 @@ extension Vault {
 
     /// `recover(at:keyProvider:reason:now:)`, telling `afterStep` each step of the wipe once it
     /// is done: the crash tests kill the process there.
-    package static func recover(at path: String, keyProvider: (any KeyProvider)?, reason: CorruptionReason?, diagnosed: DiagnosedFiles?,
-                                now: Date, afterStep: (String) -> Void = { _ in }) throws(VaultError) {
+    package static func recover(
+        at path: String, keyProvider: (any KeyProvider)?, reason: CorruptionReason?, diagnosed: DiagnosedFiles?,
+        now: Date, afterStep: (String) -> Void = { _ in }
+    ) throws(VaultError) {
         let tombstone = reason.map { Tombstone(reason: $0.kind, detail: $0.detail, wipedAt: now) }
         try VaultWiper.wipe(VaultFiles(database: path), keys: keyProvider, tombstone: tombstone, diagnosed: diagnosed, afterStep: afterStep)
     }
@@ -59,8 +61,9 @@ extension Vault {
     /// The files this open vault stands for: the database it has open and its key check value
     /// (its header's bytes move with every commit, so they are not part of it).
     package func ownFilesDiagnosis() -> DiagnosedFiles {
-        DiagnosedFiles(database: openedFileIdentity.map { DiagnosedFiles.FileID(device: $0.device, inode: $0.inode) }, header: nil, headerBytes: nil,
-                       keyCheckValue: keys.keyCheckValue, keyFilePath: nil, keyFile: nil, wholeHeader: false)
+        DiagnosedFiles(
+            database: openedFileIdentity.map { DiagnosedFiles.FileID(device: $0.device, inode: $0.inode) }, header: nil, headerBytes: nil,
+            keyCheckValue: keys.keyCheckValue, keyFilePath: nil, keyFile: nil, wholeHeader: false)
     }
 
     /// The tombstone left by the last recovery wipe, if any; nil too when it cannot be read

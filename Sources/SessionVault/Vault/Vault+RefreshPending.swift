@@ -43,7 +43,7 @@ extension Vault {
         let connection = try liveConnection()
         do {
             try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        } catch where error.isOutOfSpace {
+        } catch  where error.isOutOfSpace {
             throw .storageFull("no room to copy the log into the database before a refresh: \(error)")
         } catch {
             logger.debug("checkpoint before a refresh did not run", metadata: ["error": "\(error)"])

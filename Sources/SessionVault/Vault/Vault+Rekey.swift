@@ -52,8 +52,10 @@ extension Vault {
             // Every setting every open pins, not only the page size: an attached database takes
             // the library's defaults, which on SQLCipher 4.x are HMAC-SHA512 (3.x ignores the
             // names it does not know).
-            try connection.execute(Connection.cipherSettings(schema: "rekeyed", pageSize: VaultHeader.cipherPageSize,
-                                                             kdfIterations: VaultHeader.kdfIterations))
+            try connection.execute(
+                Connection.cipherSettings(
+                    schema: "rekeyed", pageSize: VaultHeader.cipherPageSize,
+                    kdfIterations: VaultHeader.kdfIterations))
             try connection.execute("SELECT sqlcipher_export('rekeyed')")
             try connection.transaction {
                 try resealTokens(connection, into: fresh)
@@ -75,8 +77,10 @@ extension Vault {
         do {
             try FileIO.syncFile(copy)
             // Durable switch point: from here an open rolls forward to the new key.
-            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue,
-                                         rekeyPending: true), durable: true, signedWith: fresh)
+            try header.write(
+                VaultHeader(
+                    generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue,
+                    rekeyPending: true), durable: true, signedWith: fresh)
         } catch {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
@@ -87,7 +91,8 @@ extension Vault {
         // database's name, the pending flag is cleared.
         do {
             try files.promoteRekeyedCopy()
-            try header.write(VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true, signedWith: fresh)
+            try header.write(
+                VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true, signedWith: fresh)
         } catch {
             // The header says "pending": the next open finishes the switch.
             dropConnection()
@@ -125,8 +130,10 @@ extension Vault {
         var resealed: [SessionRecord] = []
         for record in try SessionRecord.all(in: connection, schema: "rekeyed") {
             let tokens = try record.openTokens(with: keys)
-            var rekeyed = record.withTokens(SealedTokens(refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
-                                                         tokenVersion: record.session.tokenVersion, keys: fresh))
+            var rekeyed = record.withTokens(
+                SealedTokens(
+                    refresh: tokens.refresh, access: tokens.access, sessionID: record.session.id,
+                    tokenVersion: record.session.tokenVersion, keys: fresh))
             // The proof key stays the session's (the server bound its tokens to it): re-sealed,
             // never replaced. One whose seal does not open is lost already (`currentProofKey`):
             // its bytes are kept as they are, not a reason to abandon the rekey.

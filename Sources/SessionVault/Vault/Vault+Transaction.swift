@@ -9,8 +9,10 @@ extension Vault {
     ///   rotate path knows exactly what it wrote. It falls back to a read when another process
     ///   committed since this one last looked, so nothing of theirs is missed.
     @discardableResult
-    func write<T>(_ operation: String, apply: ((inout VaultState, UInt64) -> Void)? = nil,
-                  _ body: (Connection, Date) throws -> T) throws(VaultError) -> T {
+    func write<T>(
+        _ operation: String, apply: ((inout VaultState, UInt64) -> Void)? = nil,
+        _ body: (Connection, Date) throws -> T
+    ) throws(VaultError) -> T {
         let connection = try liveConnection()
         let now = clock()
         let result: T

@@ -83,7 +83,8 @@ extension Vault {
         }
         let findings = [first] + scanned
         let elapsed = started.duration(to: .now)
-        return VerificationReport(pagesScanned: pagesScanned, findings: findings,
-                                  elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return VerificationReport(
+            pagesScanned: pagesScanned, findings: findings,
+            elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

@@ -23,8 +23,10 @@ extension Vault {
     ///
     /// With `proofKey` (a DPoP sign-in) the session's proof key is sealed into the same row, in
     /// the same transaction: a session bound to a key never exists without it.
-    func store(_ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
-               onlyIf expected: ExpectedCurrentSession?, proofKey: NewProofKey? = nil) throws(VaultError) -> Session {
+    func store(
+        _ response: TokenResponse, biometricEnabled: Bool?, serverClockOffset: TimeInterval?,
+        onlyIf expected: ExpectedCurrentSession?, proofKey: NewProofKey? = nil
+    ) throws(VaultError) -> Session {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         guard let identity = response.identity else { throw .invalidTokenResponse(.missingField("user.id or a sub claim")) }
@@ -32,7 +34,8 @@ extension Vault {
         try reloadIfChangedElsewhere()
         if let expected, !expected.matches(state.current?.session.id) { throw .staleSession }
         if proofKey == nil, let current = state.current, current.session.identity == identity, holdsSameTokens(as: response),
-           biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true {
+            biometricEnabled.map({ $0 == current.session.biometricEnabled }) ?? true
+        {
             return current.session
         }
         let id = Hex.encode(Sodium.randomBytes(16))
@@ -73,8 +76,9 @@ extension Vault {
             var record = SessionRecord(session: session, sealed: sealed, createdAt: receipt)
             record.sealedProofKey = sealedProofKey
             try record.insert(into: connection)
-            try VaultStateRecord.setCurrentSession(id, biometricPreference: biometric, serverClockOffset: UnixMilliseconds.from(seconds: offset),
-                                                   in: connection)
+            try VaultStateRecord.setCurrentSession(
+                id, biometricPreference: biometric, serverClockOffset: UnixMilliseconds.from(seconds: offset),
+                in: connection)
             try audit(connection, .stored, sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         // The replaced session's tokens are still in the log's older frames.
@@ -98,8 +102,10 @@ extension Vault {
     ///   `expectedSessionID` was given; `.staleSession` when the expected session or version is
     ///   no longer current; `.subjectMismatch` when the response names another subject.
     @discardableResult
-    public func rotate(_ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
-                       serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+    public func rotate(
+        _ response: TokenResponse, expectedSessionID: String? = nil, expectedVersion: Int64? = nil,
+        serverClockOffset: TimeInterval? = nil
+    ) throws(VaultError) -> Session {
         do { try response.checkRanges() } catch { throw .invalidTokenResponse(error) }
         let hold = try holdStableFile()
         defer { hold.unlock() }
@@ -123,8 +129,9 @@ extension Vault {
         let apply: (inout VaultState, UInt64) -> Void = { state, generation in
             guard let written else { return }
             state.current = written
-            state.tokens = OpenedTokens(refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
-                                        access: Token(secret: response.accessToken.secret, fingerprint: sealed.accessFingerprint))
+            state.tokens = OpenedTokens(
+                refresh: refreshToken.map { Token(secret: $0.secret, fingerprint: sealed.refreshFingerprint) },
+                access: Token(secret: response.accessToken.secret, fingerprint: sealed.accessFingerprint))
             state.generation = generation
             state.serverClockOffset = offset
             state.refreshNotBefore = nil
@@ -297,8 +304,10 @@ extension Vault {
     /// `TokenResponse.identified(as:)` for how the two identities combine.
     /// - Throws: `.invalidTokenResponse(.invalidField("sub"))` when the response names another subject.
     @discardableResult
-    public func store(_ response: TokenResponse, identity: SessionIdentity, biometricEnabled: Bool? = nil,
-                      serverClockOffset: TimeInterval? = nil) throws(VaultError) -> Session {
+    public func store(
+        _ response: TokenResponse, identity: SessionIdentity, biometricEnabled: Bool? = nil,
+        serverClockOffset: TimeInterval? = nil
+    ) throws(VaultError) -> Session {
         let identified: TokenResponse
         do {
             identified = try response.identified(as: identity)

@@ -42,16 +42,19 @@ public actor Vault {
     ///   cases for operational failures.
     ///
     /// `logger`: where the vault logs (never a token); nil: nothing is logged.
-    public static func open(at path: String, keyProvider: any KeyProvider, policy: ResumePolicy = ResumePolicy(),
-                            clock: @escaping @Sendable () -> Date = { Date() },
-                            logger: Logger? = nil, create: Bool = true) throws(VaultError) -> Vault {
+    public static func open(
+        at path: String, keyProvider: any KeyProvider, policy: ResumePolicy = ResumePolicy(),
+        clock: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger? = nil, create: Bool = true
+    ) throws(VaultError) -> Vault {
         let logger = logger ?? Vault.silentLogger
         let files = VaultFiles(database: path)
         do {
             let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: create).open()
             // Read right after the open: a replacement after this moment is seen on the next call.
-            return Vault(files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
-                         identity: FileIdentity.of(files.database))
+            return Vault(
+                files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
+                identity: FileIdentity.of(files.database))
         } catch {
             guard case .newerFormat(let format) = error else { throw error }
             // A newer SessionVault's format this library cannot read: not damage, so nothing is
@@ -61,11 +64,15 @@ public actor Vault {
             guard create else { throw .newerFormat(format) }
             let setAsideAt = try VaultSetAside.setAside(files, readableSince: format.readableSince)
             let moved = NewerVaultFormat(readableSince: format.readableSince, newestKnown: format.newestKnown, setAsideAt: setAsideAt)
-            logger.warning("vault from a newer SessionVault set aside", metadata: [
-                "vault.readable_since": "\(moved.readableSince)", "vault.newest_known": "\(moved.newestKnown)"])
+            logger.warning(
+                "vault from a newer SessionVault set aside",
+                metadata: [
+                    "vault.readable_since": "\(moved.readableSince)", "vault.newest_known": "\(moved.newestKnown)"
+                ])
             let opened = try VaultOpener(files: files, keyProvider: keyProvider, now: clock(), create: true).open()
-            return Vault(files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
-                         identity: FileIdentity.of(files.database), setAside: moved)
+            return Vault(
+                files: files, keyProvider: keyProvider, policy: policy, clock: clock, logger: logger, opened: opened,
+                identity: FileIdentity.of(files.database), setAside: moved)
         }
     }
 
@@ -76,8 +83,10 @@ public actor Vault {
         VaultSetAside.find(VaultFiles(database: path))
     }
 
-    private init(files: VaultFiles, keyProvider: any KeyProvider, policy: ResumePolicy, clock: @escaping @Sendable () -> Date,
-                 logger: Logger, opened: sending VaultOpener.Opened, identity: FileIdentity?, setAside: NewerVaultFormat? = nil) {
+    private init(
+        files: VaultFiles, keyProvider: any KeyProvider, policy: ResumePolicy, clock: @escaping @Sendable () -> Date,
+        logger: Logger, opened: sending VaultOpener.Opened, identity: FileIdentity?, setAside: NewerVaultFormat? = nil
+    ) {
         self.files = files
         self.setAside = setAside
         self.keyProvider = keyProvider
@@ -158,7 +167,9 @@ public actor Vault {
     }
 
     func liveConnection() throws(VaultError) -> Connection {
-        guard let connection else { throw replacedElsewhere ? .unavailable(retryAfter: 1, detail: "the vault was replaced by another process and is not reopened yet") : .closed }
+        guard let connection else {
+            throw replacedElsewhere ? .unavailable(retryAfter: 1, detail: "the vault was replaced by another process and is not reopened yet") : .closed
+        }
         return connection
     }
 }

@@ -98,14 +98,16 @@ package struct VaultOpener {
         }
         let databaseSize = Int64(databaseStatus.st_size)
         guard let header else {
-            throw .misconfigured("\(files.database) exists but has no SessionVault header beside it (\(files.header)); it cannot be proven to be this vault's database")
+            throw .misconfigured(
+                "\(files.database) exists but has no SessionVault header beside it (\(files.header)); it cannot be proven to be this vault's database")
         }
         // Cheap truncation checks on the file size alone. A file cut at a page boundary passes
         // them; page 1 then records more pages than the file holds, which the first read
         // reports and `CorruptionDiagnosis.truncation` names.
         if databaseSize == 0 { throw .corrupted(CorruptionReason(.truncated, "the database file is empty")) }
         if databaseSize % Int64(VaultHeader.cipherPageSize) != 0 {
-            throw .corrupted(CorruptionReason(.truncated, "the database is \(databaseSize) bytes, not a whole number of \(VaultHeader.cipherPageSize)-byte pages"))
+            throw .corrupted(
+                CorruptionReason(.truncated, "the database is \(databaseSize) bytes, not a whole number of \(VaultHeader.cipherPageSize)-byte pages"))
         }
 
         let keys: VaultKeys
@@ -196,12 +198,18 @@ package struct VaultOpener {
             // older copy of the file was put back, or the write-ahead log lost committed frames
             // (then the log is still there, with frames SQLite could not use).
             let walDamaged = CorruptionDiagnosis.walHasFrames(files)
-            throw .corrupted(CorruptionReason(walDamaged ? .damagedWAL : .rollback,
-                "the database is at generation \(state.generation) but the header saw \(header.generation)"
-                + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back")))
+            throw .corrupted(
+                CorruptionReason(
+                    walDamaged ? .damagedWAL : .rollback,
+                    "the database is at generation \(state.generation) but the header saw \(header.generation)"
+                        + (walDamaged ? "; the write-ahead log lost committed frames" : ": an older copy was put back")))
         }
         if let witnessed, witnessed.vaultID == state.vaultID, witnessed.generation > state.generation {
-            throw .corrupted(CorruptionReason(.rollback, "the key provider recorded generation \(witnessed.generation) but the database and its header are at \(state.generation): the vault's files were put back from an older copy"))
+            throw .corrupted(
+                CorruptionReason(
+                    .rollback,
+                    "the key provider recorded generation \(witnessed.generation) but the database and its header are at \(state.generation): the vault's files were put back from an older copy"
+                ))
         }
         let headerFile: HeaderFile
         do { headerFile = try HeaderFile(path: files.header, header: header, keys: keys) } catch { throw .io(error) }
@@ -240,8 +248,9 @@ package struct VaultOpener {
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
         let headerFile: HeaderFile
         do {
-            headerFile = try HeaderFile.create(at: files.header, header: VaultHeader(generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue),
-                                               keys: keys)
+            headerFile = try HeaderFile.create(
+                at: files.header, header: VaultHeader(generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue),
+                keys: keys)
         } catch {
             throw .io(error)
         }

@@ -31,11 +31,12 @@ struct BiometricCommand: AsyncParsableCommand {
             }
             if options.json {
                 // "session" is the session object, as in resume, import and inspect; never its id alone.
-                console.line(JSONValue.object([
-                    "vault": .string(options.path),
-                    "biometricEnabled": .bool(setting.isEnabled),
-                    "session": session?.json ?? .null,
-                ]).rendered())
+                console.line(
+                    JSONValue.object([
+                        "vault": .string(options.path),
+                        "biometricEnabled": .bool(setting.isEnabled),
+                        "session": session?.json ?? .null
+                    ]).rendered())
             } else {
                 let state = setting.isEnabled ? "enabled" : "disabled"
                 if let session {

@@ -18,8 +18,9 @@ struct DemoCommand: AsyncParsableCommand {
             inspect --json) in the last; an error is the JSON error object instead.
             """ + ExitStatus.help)
 
-    @Option(name: .customLong("dir"), help: ArgumentHelp("Where the tour keeps its key and vault.", valueName: "dir"),
-            completion: .directory)
+    @Option(
+        name: .customLong("dir"), help: ArgumentHelp("Where the tour keeps its key and vault.", valueName: "dir"),
+        completion: .directory)
     var directory = ".demo"
 
     @Flag(help: "Print the tour as one JSON document (stable keys) instead of text.")

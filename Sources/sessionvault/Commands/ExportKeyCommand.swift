@@ -54,7 +54,8 @@ struct ExportKeyCommand: AsyncParsableCommand {
                 let opened = (try? await options.withOpenCopy(copy, keys: keys, now: ranAt) { _ in }) != nil
                 return (rawKey, CustodyRecord(command: "export-key", ranAt: ranAt, copy: copy, opened: opened))
             }
-            console.warning("""
+            console.warning(
+                """
                 stdout carries the database key of \(options.path): with it and a copy of the file anyone can read \
                 the vault's metadata (tokens stay sealed). Keep it out of shell history, tickets and chat.
                 """)
@@ -73,7 +74,8 @@ struct ExportKeyCommand: AsyncParsableCommand {
                 let commentLines: [String] = record.map { $0.lines(Console(usesColour: false)) } ?? []
                 let comments: String = commentLines.isEmpty ? "" : "--\n" + commentLines.map { "-- " + $0 + "\n" }.joined()
                 let after: String = "\n" + settings.joined(separator: "\n") + "\n" + comments
-                written = Self.write(Recipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(Recipe.keySuffix)
+                written =
+                    Self.write(Recipe.keyPrefix) && rawKey.withUnsafeBytes(Self.write) && Self.write(Recipe.keySuffix)
                     && Self.write(after)
             }
             guard written else { throw CLIFailure("the key could not be written to standard output") }
@@ -119,7 +121,7 @@ extension ExportKeyCommand {
             "PRAGMA cipher_page_size = 4096;",
             "PRAGMA kdf_iter = 64000;",
             "PRAGMA cipher_hmac_algorithm = HMAC_SHA1;",
-            "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;",
+            "PRAGMA cipher_kdf_algorithm = PBKDF2_HMAC_SHA1;"
         ]
     }
 }

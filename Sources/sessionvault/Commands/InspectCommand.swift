@@ -31,8 +31,9 @@ struct InspectCommand: AsyncParsableCommand {
     @OptionGroup var evidence: EvidenceOptions
 
     // --limit as in `events`; --events is the older name, kept so scripts keep working.
-    @Option(name: [.customLong("limit"), .customLong("events")],
-            help: ArgumentHelp("How many of the latest audit events to show (--events is an older name).", valueName: "n"))
+    @Option(
+        name: [.customLong("limit"), .customLong("events")],
+        help: ArgumentHelp("How many of the latest audit events to show (--events is an older name).", valueName: "n"))
     var eventLimit = 10
 
     func validate() throws {
@@ -82,7 +83,8 @@ struct InspectCommand: AsyncParsableCommand {
                     members["evidence"] = record.json
                     console.line(JSONValue.object(members).rendered())
                 } else {
-                    inspection.printText(vault: options.path, originals: VaultInspection.FileSizes(files: location.files), eventLimit: eventLimit, console: console)
+                    inspection.printText(
+                        vault: options.path, originals: VaultInspection.FileSizes(files: location.files), eventLimit: eventLimit, console: console)
                     console.line()
                     record.print(console)
                 }
@@ -93,8 +95,10 @@ struct InspectCommand: AsyncParsableCommand {
 
     /// Without a key: what the header, the tombstone and the files say. Nothing of it is
     /// authenticated (the header's checksums catch tearing, not forgery), and the output says so.
-    private func printUnauthenticated(_ location: VaultLocation, _ copy: EvidenceCopy, _ record: CustodyRecord,
-                                      console: Console) throws {
+    private func printUnauthenticated(
+        _ location: VaultLocation, _ copy: EvidenceCopy, _ record: CustodyRecord,
+        console: Console
+    ) throws {
         let header = try UnauthenticatedHeader.read(databasePath: copy.copy.database)
         let files = VaultInspection.FileSizes(files: location.files)
         let databaseSize = Int(files.database ?? 0)
@@ -111,19 +115,20 @@ struct InspectCommand: AsyncParsableCommand {
                     "kdfAlgorithm": .string(header.kdfAlgorithm),
                     "keyDerivation": .string(header.keyDerivation),
                     "generation": .int(Int64(clamping: header.generation)),
-                    "rekeyPending": .bool(header.rekeyPending),
+                    "rekeyPending": .bool(header.rekeyPending)
                 ])
             }
-            console.line(JSONValue.object([
-                "vault": .string(options.path),
-                "authenticated": .bool(false),
-                "warning": .string(warning),
-                "header": headerValue,
-                "pageCount": .int(databaseSize / pageSize),
-                "files": files.json,
-                "tombstone": location.tombstone?.json ?? .null,
-                "evidence": record.json,
-            ]).rendered())
+            console.line(
+                JSONValue.object([
+                    "vault": .string(options.path),
+                    "authenticated": .bool(false),
+                    "warning": .string(warning),
+                    "header": headerValue,
+                    "pageCount": .int(databaseSize / pageSize),
+                    "files": files.json,
+                    "tombstone": location.tombstone?.json ?? .null,
+                    "evidence": record.json
+                ]).rendered())
             return
         }
         console.line("\(console.paint("Vault", .bold)) \(TerminalText.escaped(options.path))  \(console.paint(warning, .yellow))")
@@ -132,8 +137,11 @@ struct InspectCommand: AsyncParsableCommand {
         var table = TextTable(indent: 2)
         if let header {
             table.add("format version", TextTable.Cell(String(header.formatVersion)))
-            table.add("cipher settings", TextTable.Cell("cipher_page_size \(header.cipherPageSize), kdf_iter \(header.kdfIterations), "
-                                                        + "\(header.hmacAlgorithm), \(header.kdfAlgorithm) (pinned)"))
+            table.add(
+                "cipher settings",
+                TextTable.Cell(
+                    "cipher_page_size \(header.cipherPageSize), kdf_iter \(header.kdfIterations), "
+                        + "\(header.hmacAlgorithm), \(header.kdfAlgorithm) (pinned)"))
             table.add("root key", TextTable.Cell(header.keyDerivation == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
             table.add("generation", TextTable.Cell("\(header.generation)\(header.rekeyPending ? ", rekey pending" : "")"))
         } else {
@@ -154,21 +162,25 @@ struct InspectCommand: AsyncParsableCommand {
     }
 
     /// What can be said without opening: files and tombstone, with the damage found at open.
-    private func printDamaged(_ location: VaultLocation, _ reason: CorruptionReason, _ record: CustodyRecord, failure: CLIFailure,
-                              console: Console) {
+    private func printDamaged(
+        _ location: VaultLocation, _ reason: CorruptionReason, _ record: CustodyRecord, failure: CLIFailure,
+        console: Console
+    ) {
         let files = VaultInspection.FileSizes(files: location.files)
         if options.json {
-            console.line(JSONValue.object([
-                "vault": .string(options.path),
-                "files": files.json,
-                "tombstone": location.tombstone?.json ?? .null,
-                "corrupted": .object(["kind": .string(reason.kind.rawValue), "detail": .string(Console.oneLine(failure.message))]),
-                "error": .object(["message": .string(Console.oneLine(failure.message)), "status": .int(Int64(failure.status))]),
-                "sessions": .null,
-                "evidence": record.json,
-            ]).rendered())
+            console.line(
+                JSONValue.object([
+                    "vault": .string(options.path),
+                    "files": files.json,
+                    "tombstone": location.tombstone?.json ?? .null,
+                    "corrupted": .object(["kind": .string(reason.kind.rawValue), "detail": .string(Console.oneLine(failure.message))]),
+                    "error": .object(["message": .string(Console.oneLine(failure.message)), "status": .int(Int64(failure.status))]),
+                    "sessions": .null,
+                    "evidence": record.json
+                ]).rendered())
         } else {
-            console.line("\(console.paint("Vault", .bold)) \(TerminalText.escaped(options.path))  \(console.paint("corrupted: \(reason.kind.rawValue)", .boldRed))")
+            console.line(
+                "\(console.paint("Vault", .bold)) \(TerminalText.escaped(options.path))  \(console.paint("corrupted: \(reason.kind.rawValue)", .boldRed))")
             console.line()
             console.line(console.paint("Files", .bold))
             files.table(vault: options.path, indent: 2).print(console)
@@ -180,12 +192,13 @@ struct InspectCommand: AsyncParsableCommand {
     private func printWiped(_ location: VaultLocation, _ tombstone: Tombstone, console: Console) {
         let files = VaultInspection.FileSizes(files: location.files)
         if options.json {
-            console.line(JSONValue.object([
-                "vault": .string(options.path),
-                "files": files.json,
-                "tombstone": tombstone.json,
-                "sessions": .array([]),
-            ]).rendered())
+            console.line(
+                JSONValue.object([
+                    "vault": .string(options.path),
+                    "files": files.json,
+                    "tombstone": tombstone.json,
+                    "sessions": .array([])
+                ]).rendered())
         } else {
             console.line("\(console.paint("Vault", .bold)) \(TerminalText.escaped(options.path))  \(console.paint("wiped", .yellow))")
             console.line()

@@ -14,8 +14,9 @@ struct KeygenCommand: AsyncParsableCommand {
             backups of the vault: the two together open it.
             """ + ExitStatus.help)
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Where to write the new key file.", valueName: "path"),
-            completion: .file(), transform: PathText.withDirectory)
+    @Option(
+        name: .customLong("key-file"), help: ArgumentHelp("Where to write the new key file.", valueName: "path"),
+        completion: .file(), transform: PathText.withDirectory)
     var keyFile: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -30,9 +31,10 @@ struct KeygenCommand: AsyncParsableCommand {
         try await CLIFailure.reporting(console, json: json) {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: keyFile, isDirectory: &isDirectory) || Self.isSymbolicLink(keyFile) {
-                throw CLIFailure(isDirectory.boolValue
-                                 ? "--key-file \(keyFile) is a directory"
-                                 : "\(keyFile) already exists; keygen never overwrites a key file")
+                throw CLIFailure(
+                    isDirectory.boolValue
+                        ? "--key-file \(keyFile) is a directory"
+                        : "\(keyFile) already exists; keygen never overwrites a key file")
             }
             let directory = FileIO.parentDirectory(of: keyFile)
             if !FileManager.default.fileExists(atPath: directory) {

@@ -16,15 +16,17 @@ struct RekeyCommand: AsyncParsableCommand {
 
     @OptionGroup var options: VaultOptions
 
-    @Option(name: .customLong("new-key-file"), help: ArgumentHelp("The new root key file.", valueName: "path"),
-            completion: .file(), transform: PathText.withDirectory)
+    @Option(
+        name: .customLong("new-key-file"), help: ArgumentHelp("The new root key file.", valueName: "path"),
+        completion: .file(), transform: PathText.withDirectory)
     var newKeyFile: String
 
     func validate() throws {
         try options.requireKey()
         if newKeyFile.isEmpty { throw ValidationError("--new-key-file needs a path") }
         if let keyFile = options.keyFile,
-           URL(fileURLWithPath: keyFile).standardizedFileURL.path == URL(fileURLWithPath: newKeyFile).standardizedFileURL.path {
+            URL(fileURLWithPath: keyFile).standardizedFileURL.path == URL(fileURLWithPath: newKeyFile).standardizedFileURL.path
+        {
             throw ValidationError("--new-key-file must differ from --key-file")
         }
     }
@@ -52,13 +54,14 @@ struct RekeyCommand: AsyncParsableCommand {
                 return created
             }
             if options.json {
-                console.line(JSONValue.object([
-                    "vault": .string(options.path),
-                    "rekeyed": .bool(true),
-                    "newKeyFile": .string(newKeyFile),
-                    // The name import uses for the same fact.
-                    "keyCreated": .bool(created),
-                ]).rendered())
+                console.line(
+                    JSONValue.object([
+                        "vault": .string(options.path),
+                        "rekeyed": .bool(true),
+                        "newKeyFile": .string(newKeyFile),
+                        // The name import uses for the same fact.
+                        "keyCreated": .bool(created)
+                    ]).rendered())
             } else {
                 if created { console.say("created key file \(newKeyFile) (32 random bytes, mode 0600)") }
                 console.say("re-encrypted \(options.path) under the key in \(newKeyFile)")

@@ -85,8 +85,9 @@ struct ResumeCommand: AsyncParsableCommand {
                     }
                     // A wipe that finished one cut short kept its tombstone: its reason is the first.
                     let kind = Vault.tombstone(at: options.path)?.reason ?? reason.kind
-                    recovery = .wiped(Vault.tombstone(at: options.path),
-                                      ResumeDecision.decide(.empty(.wipedAfterCorruption(kind)), now: now, policy: ResumePolicy()))
+                    recovery = .wiped(
+                        Vault.tombstone(at: options.path),
+                        ResumeDecision.decide(.empty(.wipedAfterCorruption(kind)), now: now, policy: ResumePolicy()))
                 }
                 break
             }
@@ -155,7 +156,8 @@ struct ResumeCommand: AsyncParsableCommand {
     /// A key file of zeros left by an interrupted wipe (`KeyFileProvider.holdsShreddedKey`) is
     /// no mistyped path: that wipe had begun on this vault, and recovering finishes it.
     static func withholdReason(_ reason: CorruptionReason, location: VaultLocation, keys: any KeyProvider, options: VaultOptions) -> String? {
-        let wipe = "if the vault really is lost, run `sessionvault wipe --yes --without-key --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
+        let wipe =
+            "if the vault really is lost, run `sessionvault wipe --yes --without-key --vault \(options.path) \(options.keyFile.map { "--key-file \($0)" } ?? "--passphrase-stdin")`"
         switch reason.kind {
         case .wrongKey:
             return "not wiped: the key does not match this vault (a different key file or passphrase?); \(wipe)"

@@ -44,8 +44,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 // Zeros where the key was: a wipe began on this vault and was interrupted. The
                 // vault can never be read again (damaged, not a key problem), and the recovery
                 // finishes what that wipe started.
-                throw CLIFailure("\(options.path) cannot be read: its key was destroyed by an interrupted wipe (the key file holds only zeros); "
-                                 + "run `sessionvault resume` to finish the recovery, or `sessionvault wipe --yes`")
+                throw CLIFailure(
+                    "\(options.path) cannot be read: its key was destroyed by an interrupted wipe (the key file holds only zeros); "
+                        + "run `sessionvault resume` to finish the recovery, or `sessionvault wipe --yes`")
             }
             guard case .corrupted(let reason)? = error as? VaultError, reason.kind != .wrongKey, reason.kind != .keyMissing else { throw error }
             // Damage found by the cheap checks at open is damage all the same. The library's
@@ -84,11 +85,19 @@ struct VerifyCommand: AsyncParsableCommand {
         var table = TextTable()
         table.add("vault", TextTable.Cell(options.path))
         table.add("checked at", TextTable.Cell(TimeFormat.iso(now)))
-        table.add("result", report.intact ? TextTable.Cell("intact", .boldGreen)
-                                          : TextTable.Cell("damaged: \(report.findings.count) finding(s)", .boldRed))
-        table.add("pages scanned", TextTable.Cell(!foundAtOpen ? String(report.pagesScanned)
-                                                  : report.pagesScanned == 0 ? "0 (the vault did not open)"
-                                                  : "\(report.pagesScanned) (the vault did not open; its pages were scanned all the same)"))
+        table.add(
+            "result",
+            report.intact
+                ? TextTable.Cell("intact", .boldGreen)
+                : TextTable.Cell("damaged: \(report.findings.count) finding(s)", .boldRed))
+        table.add(
+            "pages scanned",
+            TextTable.Cell(
+                !foundAtOpen
+                    ? String(report.pagesScanned)
+                    : report.pagesScanned == 0
+                        ? "0 (the vault did not open)"
+                        : "\(report.pagesScanned) (the vault did not open; its pages were scanned all the same)"))
         table.add("elapsed", TextTable.Cell(String(format: "%.1f ms", report.elapsed * 1000)))
         table.print(console)
         guard !report.findings.isEmpty else { return }
@@ -102,8 +111,9 @@ struct VerifyCommand: AsyncParsableCommand {
             if let session = finding.sessionID { place.append("session \(session.prefix(12))") }
             // Only the first finding is the open's; the rest come from the scan after it.
             if foundAtOpen && index == 0 { place.append("at open") }
-            findings.add(TextTable.Cell(finding.kind.rawValue, .red), TextTable.Cell(place.isEmpty ? "-" : place.joined(separator: ", ")),
-                         TextTable.Cell(Console.oneLine(finding.detail)))
+            findings.add(
+                TextTable.Cell(finding.kind.rawValue, .red), TextTable.Cell(place.isEmpty ? "-" : place.joined(separator: ", ")),
+                TextTable.Cell(Console.oneLine(finding.detail)))
         }
         findings.print(console)
     }

@@ -22,8 +22,9 @@ struct WipeCommand: AsyncParsableCommand {
     @Flag(help: "Confirm: the vault and its key are deleted for good.")
     var yes = false
 
-    @Flag(name: .customLong("without-key"),
-          help: "Wipe even when the key given does not open the vault (wrong, missing, or no header to check it); that key is kept.")
+    @Flag(
+        name: .customLong("without-key"),
+        help: "Wipe even when the key given does not open the vault (wrong, missing, or no header to check it); that key is kept.")
     var withoutKey = false
 
     func validate() throws {
@@ -71,13 +72,16 @@ struct WipeCommand: AsyncParsableCommand {
                 // Not this vault's key (or none): leave it alone. A key file of zeros that an
                 // interrupted wipe left is no key of any vault: the wipe finishes removing it.
                 let shredded = (keys as? KeyFileProvider)?.holdsShreddedKey() == true
-                let keepKey = !shredded && (found.kind == .wrongKey || found.kind == .keyMissing
-                    || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil))
+                let keepKey =
+                    !shredded
+                    && (found.kind == .wrongKey || found.kind == .keyMissing
+                        || (found.kind == .headerDamaged && !location.headerExists && location.tombstone == nil))
                 if keepKey && !withoutKey {
                     // Nothing proves this is the vault the user meant: a mistyped --key-file or
                     // --vault must not cost a vault. Only an explicit --without-key goes on.
-                    throw CLIFailure("not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
-                                     + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
+                    throw CLIFailure(
+                        "not wiped: the key given does not open \(options.path) (\(found.kind.rawValue)); "
+                            + "if the vault really is lost, add --without-key", status: CLIFailure.refused)
                 }
                 try Vault.recover(at: options.path, keyProvider: keepKey ? nil : keys, reason: found, now: now)
                 return (found, !keepKey)
@@ -91,13 +95,14 @@ struct WipeCommand: AsyncParsableCommand {
 
     private func report(wiped: Bool, reason: CorruptionReason?, keyDestroyed: Bool, console: Console) {
         if options.json {
-            console.line(JSONValue.object([
-                "vault": .string(options.path),
-                "wiped": .bool(wiped),
-                "keyDestroyed": .bool(wiped && keyDestroyed),
-                "corrupted": reason.map { .object(["kind": .string($0.kind.rawValue), "detail": .string($0.detail)]) } ?? .null,
-                "tombstone": Vault.tombstone(at: options.path)?.json ?? .null,
-            ]).rendered())
+            console.line(
+                JSONValue.object([
+                    "vault": .string(options.path),
+                    "wiped": .bool(wiped),
+                    "keyDestroyed": .bool(wiped && keyDestroyed),
+                    "corrupted": reason.map { .object(["kind": .string($0.kind.rawValue), "detail": .string($0.detail)]) } ?? .null,
+                    "tombstone": Vault.tombstone(at: options.path)?.json ?? .null
+                ]).rendered())
             return
         }
         guard wiped else {

@@ -25,8 +25,10 @@ final class DemoReport {
     /// The tour's title and where it keeps its files.
     func begin(directory: String, keyFile: String, vault: String, start: Date) {
         if json {
-            document = ["tour": .string(Self.title), "directory": .string(directory), "keyFile": .string(keyFile),
-                        "vault": .string(vault), "startedAt": .time(start)]
+            document = [
+                "tour": .string(Self.title), "directory": .string(directory), "keyFile": .string(keyFile),
+                "vault": .string(vault), "startedAt": .time(start)
+            ]
             return
         }
         console.line(console.paint(Self.title, .bold))
@@ -71,8 +73,9 @@ final class DemoReport {
             return
         }
         if let reason = path.reasonText {
-            console.line("   → " + console.paint(path.name.padding(toLength: 11, withPad: " ", startingAt: 0), path.style)
-                         + TerminalText.escaped(reason))
+            console.line(
+                "   → " + console.paint(path.name.padding(toLength: 11, withPad: " ", startingAt: 0), path.style)
+                    + TerminalText.escaped(reason))
         } else {
             console.line("   → " + console.paint(path.name, path.style))
         }

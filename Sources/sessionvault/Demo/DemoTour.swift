@@ -27,8 +27,9 @@ struct DemoTour {
 
         step(1, "Create a root key")
         do { try KeyFileProvider.create(at: keyPath) } catch { throw CLIFailure("\(keyPath): \(error)") }
-        report.fact("key file", "\(keyPath): 32 random bytes, mode 0600", key: "keyFile",
-                    .object(["path": .string(keyPath), "bytes": .int(32), "mode": .string("0600")]))
+        report.fact(
+            "key file", "\(keyPath): 32 random bytes, mode 0600", key: "keyFile",
+            .object(["path": .string(keyPath), "bytes": .int(32), "mode": .string("0600")]))
 
         step(2, "Sign in: store a Supabase GoTrue token response")
         let vault = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function)
@@ -56,8 +57,9 @@ struct DemoTour {
 
         step(6, "Damage one byte of \(vaultPath) and launch")
         let offset = try damageOneByte()
-        report.fact("damaged", "byte \(offset) (inside page 1) flipped", key: "damaged",
-                    .object(["file": .string(vaultPath), "offset": .int(offset), "page": .int(1)]))
+        report.fact(
+            "damaged", "byte \(offset) (inside page 1) flipped", key: "damaged",
+            .object(["file": .string(vaultPath), "offset": .int(offset), "page": .int(1)]))
         let corrupted: CorruptionReason
         do {
             let reopened = try Vault.open(at: vaultPath, keyProvider: keys, clock: clock.function, create: false)
@@ -72,8 +74,9 @@ struct DemoTour {
         step(7, "Recover: wipe the vault and its key, leave a tombstone")
         try Vault.recover(at: vaultPath, keyProvider: keys, reason: corrupted, now: clock.now)
         let deleted = ["vault.db", "vault.db-wal", "vault.db-shm", "vault.db-header", "vault.key"]
-        report.fact("deleted", "vault.db, its -wal, -shm and -header, and vault.key (crypto-shred)", key: "deleted",
-                    .array(deleted.map { .string($0) }))
+        report.fact(
+            "deleted", "vault.db, its -wal, -shm and -header, and vault.key (crypto-shred)", key: "deleted",
+            .array(deleted.map { .string($0) }))
         if let tombstone = Vault.tombstone(at: vaultPath) {
             report.fact("tombstone", "\(vaultPath)-tombstone: \(tombstone.reason.rawValue), no secrets", key: "tombstone", tombstone.json)
         }
@@ -104,15 +107,18 @@ struct DemoTour {
             guard isDirectory.boolValue else { throw CLIFailure("--dir \(directory) exists and is not a directory") }
         } else {
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw CLIFailure("--dir \(directory) cannot be created: \(error.localizedDescription)")
             }
         }
         let files = VaultFiles(database: vaultPath)
-        for path in [files.database, files.wal, files.sharedMemory, files.journal, files.header, files.tombstone,
-                     files.rekeyTemporary, keyPath] where FileManager.default.fileExists(atPath: path) {
+        for path in [
+            files.database, files.wal, files.sharedMemory, files.journal, files.header, files.tombstone,
+            files.rekeyTemporary, keyPath
+        ] where FileManager.default.fileExists(atPath: path) {
             do {
                 try FileManager.default.removeItem(atPath: path)
             } catch {
@@ -150,7 +156,7 @@ struct DemoTour {
         let claims: [String: Any] = [
             "sub": "5b0e1c2a-7d43-4f6e-9a81-3c2d4e5f6a7b", "iss": "https://demo-project.supabase.co/auth/v1",
             "aud": "authenticated", "role": "authenticated", "email": "kari@example.org",
-            "iat": issued, "exp": issued + 3600,
+            "iat": issued, "exp": issued + 3600
         ]
         let header = base64URL(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
         let payload = base64URL(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
@@ -162,8 +168,8 @@ struct DemoTour {
             "user": [
                 "id": "5b0e1c2a-7d43-4f6e-9a81-3c2d4e5f6a7b", "email": "kari@example.org", "role": "authenticated",
                 "app_metadata": ["provider": "email", "roles": ["peer_mentor"], "tenant_id": "tenant-oslo"],
-                "user_metadata": ["full_name": "Kari Nordmann"],
-            ] as [String: Any],
+                "user_metadata": ["full_name": "Kari Nordmann"]
+            ] as [String: Any]
         ]
         return try TokenResponse(json: try JSONSerialization.data(withJSONObject: body))
     }

@@ -35,7 +35,8 @@ struct CustodyRecord {
         var text = "write-ahead log: \(wal.frames) valid frame(s), \(wal.committedFrames) committed, \(wal.committedPages) page(s)"
         if wal.frames > wal.committedFrames { text += "; \(wal.frames - wal.committedFrames) frame(s) of an unfinished transaction" }
         if let pagesChangedByOpening {
-            text += pagesChangedByOpening > 0
+            text +=
+                pagesChangedByOpening > 0
                 ? "; it held \(pagesChangedByOpening) page(s) not in the main file (applied to a private copy only; the originals are untouched)"
                 : "; every page it holds is already in the main file"
         } else if wal.committedFrames > 0 {
@@ -47,8 +48,10 @@ struct CustodyRecord {
     var json: JSONValue {
         var walValue = JSONValue.null
         if let wal {
-            walValue = .object(["pageSize": .int(wal.pageSize), "frames": .int(wal.frames), "committedFrames": .int(wal.committedFrames),
-                                "committedPages": .int(wal.committedPages), "pagesNotInMainFile": .int(pagesChangedByOpening.map(Int64.init))])
+            walValue = .object([
+                "pageSize": .int(wal.pageSize), "frames": .int(wal.frames), "committedFrames": .int(wal.committedFrames),
+                "committedPages": .int(wal.committedPages), "pagesNotInMainFile": .int(pagesChangedByOpening.map(Int64.init))
+            ])
         }
         return .object([
             "command": .string(command),
@@ -59,7 +62,7 @@ struct CustodyRecord {
             "wal": walValue,
             "originalsUnchanged": .bool(changedOriginals.isEmpty),
             "changedOriginals": .array(changedOriginals.map { .string($0) }),
-            "method": .string("read-only copy in a private directory; the originals were read with O_RDONLY and never opened by SQLite"),
+            "method": .string("read-only copy in a private directory; the originals were read with O_RDONLY and never opened by SQLite")
         ])
     }
 
@@ -75,16 +78,19 @@ struct CustodyRecord {
         table.add("ran at", TextTable.Cell(TimeFormat.iso(ranAt) + " (system clock)"))
         table.add("tool", TextTable.Cell(tool))
         table.add("engine", TextTable.Cell("SQLCipher \(engine.cipherVersion.isEmpty ? "?" : engine.cipherVersion), SQLite \(engine.sqliteVersion)"))
-        table.add("originals", changedOriginals.isEmpty
-                  ? TextTable.Cell("unchanged (read again after the command: same digests)", .green)
-                  : TextTable.Cell("CHANGED during the run: \(changedOriginals.joined(separator: ", "))", .boldRed))
+        table.add(
+            "originals",
+            changedOriginals.isEmpty
+                ? TextTable.Cell("unchanged (read again after the command: same digests)", .green)
+                : TextTable.Cell("CHANGED during the run: \(changedOriginals.joined(separator: ", "))", .boldRed))
         if let walNote { table.add("log", TextTable.Cell(walNote, (pagesChangedByOpening ?? 0) > 0 ? .yellow : nil)) }
         lines += table.lines(console)
         var list = TextTable(indent: 2)
         list.add(TextTable.Cell("FILE", .bold), TextTable.Cell("SIZE", .bold), TextTable.Cell("MODIFIED", .bold), TextTable.Cell("SHA-256", .bold))
         for file in files {
-            list.add(TextTable.Cell(file.path), TextTable.Cell(String(file.size)), TextTable.Cell(TimeFormat.iso(file.modified)),
-                     TextTable.Cell(file.sha256))
+            list.add(
+                TextTable.Cell(file.path), TextTable.Cell(String(file.size)), TextTable.Cell(TimeFormat.iso(file.modified)),
+                TextTable.Cell(file.sha256))
         }
         return lines + list.lines(console)
     }

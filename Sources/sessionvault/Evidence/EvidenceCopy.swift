@@ -31,8 +31,10 @@ final class EvidenceCopy {
 
     init(of original: VaultFiles) throws(CLIFailure) {
         self.original = original
-        var template = Array((NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/")
-                             .utf8CString.dropLast()) + Array("sessionvault-evidence-XXXXXX".utf8CString)
+        var template =
+            Array(
+                (NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/")
+                    .utf8CString.dropLast()) + Array("sessionvault-evidence-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw CLIFailure("a private directory for the copy cannot be made: \(String(cString: strerror(errno)))")
         }
@@ -65,11 +67,13 @@ final class EvidenceCopy {
     /// `-creating` (and its journal), which the open's next creation removes. The lock files hold
     /// no data and the decision never reads them; the copy's open makes its own.
     static func roles(_ original: VaultFiles, _ copy: VaultFiles) -> [(String, String, String)] {
-        [("database", original.database, copy.database), ("wal", original.wal, copy.wal),
-         ("shm", original.sharedMemory, copy.sharedMemory), ("journal", original.journal, copy.journal),
-         ("header", original.header, copy.header), ("tombstone", original.tombstone, copy.tombstone),
-         ("rekey", original.rekeyTemporary, copy.rekeyTemporary), ("creating", original.creating, copy.creating),
-         ("creating-journal", original.creatingJournal, copy.creatingJournal)]
+        [
+            ("database", original.database, copy.database), ("wal", original.wal, copy.wal),
+            ("shm", original.sharedMemory, copy.sharedMemory), ("journal", original.journal, copy.journal),
+            ("header", original.header, copy.header), ("tombstone", original.tombstone, copy.tombstone),
+            ("rekey", original.rekeyTemporary, copy.rekeyTemporary), ("creating", original.creating, copy.creating),
+            ("creating-journal", original.creatingJournal, copy.creatingJournal)
+        ]
     }
 
     /// Pages of the copy's main file that differ after the command closed it from the original

@@ -52,8 +52,10 @@ struct EvidenceFile: Equatable {
     }
 
     var json: JSONValue {
-        .object(["role": .string(role), "path": .string(path), "size": .int(size),
-                 "modified": .string(TimeFormat.iso(modified)), "sha256": .string(sha256)])
+        .object([
+            "role": .string(role), "path": .string(path), "size": .int(size),
+            "modified": .string(TimeFormat.iso(modified)), "sha256": .string(sha256)
+        ])
     }
 }
 

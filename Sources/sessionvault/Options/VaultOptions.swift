@@ -4,19 +4,23 @@ import SessionVault
 
 /// The options every vault command shares: which vault, which key, which output form.
 struct VaultOptions: ParsableArguments {
-    @Option(name: .customLong("vault"),
-            help: ArgumentHelp("The vault's database file; its -wal, -shm, -header and -tombstone files sit beside it.",
-                               valueName: "path"),
-            completion: .file(), transform: PathText.withDirectory)
+    @Option(
+        name: .customLong("vault"),
+        help: ArgumentHelp(
+            "The vault's database file; its -wal, -shm, -header and -tombstone files sit beside it.",
+            valueName: "path"),
+        completion: .file(), transform: PathText.withDirectory)
     var path: String
 
-    @Option(name: .customLong("key-file"),
-            help: ArgumentHelp("The vault's root key file (mode 0600), as made by `sessionvault keygen`.", valueName: "path"),
-            completion: .file(), transform: PathText.withDirectory)
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp("The vault's root key file (mode 0600), as made by `sessionvault keygen`.", valueName: "path"),
+        completion: .file(), transform: PathText.withDirectory)
     var keyFile: String?
 
-    @Flag(name: .customLong("passphrase-stdin"),
-          help: "Read the vault's passphrase from the first line of standard input instead of a key file.")
+    @Flag(
+        name: .customLong("passphrase-stdin"),
+        help: "Read the vault's passphrase from the first line of standard input instead of a key file.")
     var passphraseFromStandardInput = false
 
     @Flag(help: "Print JSON (stable keys) instead of aligned text.")

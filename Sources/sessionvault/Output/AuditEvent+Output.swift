@@ -8,7 +8,7 @@ extension AuditEvent {
             "event": .string(kind.code),
             "sessionID": .string(sessionID),
             "fingerprint": .string(fingerprint?.hex),
-            "reason": .string(reason),
+            "reason": .string(reason)
         ])
     }
 
@@ -17,12 +17,14 @@ extension AuditEvent {
     /// with server logs.
     static func table(_ events: [AuditEvent], indent: Int = 0) -> TextTable {
         var table = TextTable(indent: indent)
-        table.add(TextTable.Cell("TIME", .bold), TextTable.Cell("EVENT", .bold), TextTable.Cell("SESSION", .bold),
-                  TextTable.Cell("FINGERPRINT", .bold), TextTable.Cell("REASON", .bold))
+        table.add(
+            TextTable.Cell("TIME", .bold), TextTable.Cell("EVENT", .bold), TextTable.Cell("SESSION", .bold),
+            TextTable.Cell("FINGERPRINT", .bold), TextTable.Cell("REASON", .bold))
         for event in events {
-            table.add(TextTable.Cell(TimeFormat.iso(event.at)), TextTable.Cell(event.kind.code, .cyan),
-                      TextTable.Cell(event.sessionID ?? "-"),
-                      TextTable.Cell(event.fingerprint?.hex ?? "-"), TextTable.Cell(event.reason ?? "-"))
+            table.add(
+                TextTable.Cell(TimeFormat.iso(event.at)), TextTable.Cell(event.kind.code, .cyan),
+                TextTable.Cell(event.sessionID ?? "-"),
+                TextTable.Cell(event.fingerprint?.hex ?? "-"), TextTable.Cell(event.reason ?? "-"))
         }
         return table
     }

@@ -32,7 +32,7 @@ extension ResumePath {
         var members: [String: JSONValue] = [
             "path": .string(name),
             "reason": .string(reasonText),
-            "session": session?.json ?? .null,
+            "session": session?.json ?? .null
         ]
         switch self {
         case .corrupted(let reason): members["detail"] = .string(reason.detail)

@@ -26,7 +26,7 @@ extension Session {
             "biometricEnabled": .bool(biometricEnabled),
             "tokenVersion": .int(tokenVersion),
             // The DPoP key's RFC 7638 thumbprint (the server's cnf.jkt); never the key.
-            "proofKeyThumbprint": .string(proofKeyThumbprint),
+            "proofKeyThumbprint": .string(proofKeyThumbprint)
         ])
     }
 
@@ -37,7 +37,7 @@ extension Session {
         if !identity.roles.isEmpty { tenant += ", roles \(identity.roles.joined(separator: " "))" }
         var rows: [[TextTable.Cell]] = [
             ["session", TextTable.Cell(id)],
-            ["subject", TextTable.Cell(tenant)],
+            ["subject", TextTable.Cell(tenant)]
         ]
         if let issuer = identity.issuer { rows.append(["issuer", TextTable.Cell(issuer)]) }
         if let activeSubject { rows.append(["acting for", TextTable.Cell(activeSubject, .cyan)]) }

@@ -65,7 +65,7 @@ enum TimeFormat {
     /// The proleptic Gregorian date of a day counted from 1970-01-01, by whole 400-year eras
     /// (146,097 days each), so it holds for any day an Int64 of milliseconds can name.
     private static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = daysSinceEpoch + 719_468 // days from 0000-03-01
+        let shifted = daysSinceEpoch + 719_468  // days from 0000-03-01
         let (era, dayOfEra) = floorDivision(shifted, 146_097)
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)

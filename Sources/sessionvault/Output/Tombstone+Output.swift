@@ -6,7 +6,7 @@ extension Tombstone {
             "reason": .string(reason.rawValue),
             "detail": .string(detail),
             "wipedAt": .time(wipedAt),
-            "version": .string(version),
+            "version": .string(version)
         ])
     }
 

@@ -13,41 +13,43 @@ extension VaultInspection {
                 "version": .string(cipherVersion),
                 "pageSize": .int(pageSize),
                 "pageCount": .int(pageCount),
-                "journalMode": .string(journalMode),
+                "journalMode": .string(journalMode)
             ]),
             "sqliteVersion": .string(sqliteVersion),
             "schemaVersion": .int(schemaVersion),
-            "migrations": .array(migrations.map { migration in
-                .object([
-                    "version": .int(migration.version),
-                    "name": .string(migration.name),
-                    "checksum": .string(migration.checksum),
-                    "appliedAt": .time(migration.appliedAt),
-                ])
-            }),
-            "sessions": .array(sessions.map { entry in
-                guard case .object(var members) = entry.session.json else { return .null }
-                members["current"] = .bool(entry.isCurrent)
-                members["path"] = .string(entry.path.name)
-                members["reason"] = .string(entry.path.reasonText)
-                return .object(members)
-            }),
+            "migrations": .array(
+                migrations.map { migration in
+                    .object([
+                        "version": .int(migration.version),
+                        "name": .string(migration.name),
+                        "checksum": .string(migration.checksum),
+                        "appliedAt": .time(migration.appliedAt)
+                    ])
+                }),
+            "sessions": .array(
+                sessions.map { entry in
+                    guard case .object(var members) = entry.session.json else { return .null }
+                    members["current"] = .bool(entry.isCurrent)
+                    members["path"] = .string(entry.path.name)
+                    members["reason"] = .string(entry.path.reasonText)
+                    return .object(members)
+                }),
             "state": .object([
                 "currentSessionID": .string(state.currentSessionID),
                 "generation": .int(Int64(clamping: state.generation)),
                 "lastWallClock": .time(state.lastWallClock),
                 "emptyReason": .string(state.emptyReason?.code),
                 "serverClockOffsetSeconds": .double(state.serverClockOffset),
-                "biometricPreference": .bool(state.biometricPreference),
+                "biometricPreference": .bool(state.biometricPreference)
             ]),
             "header": .object([
                 "generation": .int(Int64(clamping: header.generation)),
                 "keyDerivation": .string(header.keyDerivation.name),
-                "rekeyPending": .bool(header.rekeyPending),
+                "rekeyPending": .bool(header.rekeyPending)
             ]),
             "files": files.json,
             "events": .array(recentEvents.map(\.json)),
-            "tombstone": tombstone?.json ?? .null,
+            "tombstone": tombstone?.json ?? .null
         ])
     }
 
@@ -65,7 +67,8 @@ extension VaultInspection {
         var engine = TextTable(indent: 2)
         engine.add("cipher", TextTable.Cell("SQLCipher \(cipherVersion), page size \(pageSize), \(pageCount) pages, journal \(journalMode)"))
         engine.add("sqlite", TextTable.Cell(sqliteVersion))
-        engine.add("root key", TextTable.Cell(header.keyDerivation.name == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
+        engine.add(
+            "root key", TextTable.Cell(header.keyDerivation.name == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
         engine.add("generation", TextTable.Cell("database \(state.generation), header \(header.generation)\(header.rekeyPending ? ", rekey pending" : "")"))
         engine.print(console)
 
@@ -74,12 +77,14 @@ extension VaultInspection {
 
         heading("Schema version \(schemaVersion)")
         var schema = TextTable(indent: 2)
-        schema.add(TextTable.Cell("VERSION", .bold), TextTable.Cell("NAME", .bold), TextTable.Cell("APPLIED", .bold),
-                   TextTable.Cell("CHECKSUM (BLAKE2b-256)", .bold))
+        schema.add(
+            TextTable.Cell("VERSION", .bold), TextTable.Cell("NAME", .bold), TextTable.Cell("APPLIED", .bold),
+            TextTable.Cell("CHECKSUM (BLAKE2b-256)", .bold))
         for migration in migrations {
-            schema.add(TextTable.Cell(String(migration.version)), TextTable.Cell(migration.name),
-                       TextTable.Cell(TimeFormat.iso(migration.appliedAt)),
-                       TextTable.Cell(migration.checksum, .dim))
+            schema.add(
+                TextTable.Cell(String(migration.version)), TextTable.Cell(migration.name),
+                TextTable.Cell(TimeFormat.iso(migration.appliedAt)),
+                TextTable.Cell(migration.checksum, .dim))
         }
         schema.print(console)
 
@@ -97,8 +102,11 @@ extension VaultInspection {
         var stateTable = TextTable(indent: 2)
         stateTable.add("current session", TextTable.Cell(state.currentSessionID ?? "none"))
         stateTable.add("empty reason", TextTable.Cell(state.emptyReason?.code ?? "-"))
-        stateTable.add("last wall clock", TextTable.Cell(state.lastWallClock.timeIntervalSince1970 == 0
-                                                         ? "none yet" : TimeFormat.describe(state.lastWallClock, now: now)))
+        stateTable.add(
+            "last wall clock",
+            TextTable.Cell(
+                state.lastWallClock.timeIntervalSince1970 == 0
+                    ? "none yet" : TimeFormat.describe(state.lastWallClock, now: now)))
         stateTable.add("server clock offset", TextTable.Cell(String(format: "%+.3f s", state.serverClockOffset)))
         stateTable.add("biometric preference", TextTable.Cell(state.biometricPreference ? "enabled" : "disabled"))
         stateTable.print(console)

@@ -9,7 +9,7 @@ extension VaultInspection.FileSizes {
             "shm": .int(sharedMemory),
             "journal": .int(journal),
             "header": .int(header),
-            "tombstone": .int(tombstone),
+            "tombstone": .int(tombstone)
         ])
     }
 
@@ -17,8 +17,10 @@ extension VaultInspection.FileSizes {
     func table(vault path: String, indent: Int) -> TextTable {
         var table = TextTable(indent: indent)
         let name = PathText.lastComponent(of: path)
-        for (suffix, size) in [("", database), ("-wal", wal), ("-shm", sharedMemory), ("-journal", journal),
-                               ("-header", header), ("-tombstone", tombstone)] {
+        for (suffix, size) in [
+            ("", database), ("-wal", wal), ("-shm", sharedMemory), ("-journal", journal),
+            ("-header", header), ("-tombstone", tombstone)
+        ] {
             table.add(TextTable.Cell(name + suffix), TextTable.Cell(size.map { "\($0) bytes" } ?? "absent", size == nil ? .dim : nil))
         }
         return table

@@ -7,7 +7,7 @@ extension VerificationReport {
             "intact": .bool(intact),
             "pagesScanned": .int(pagesScanned),
             "findings": .array(findings.map(Self.json)),
-            "elapsedSeconds": .double(elapsed),
+            "elapsedSeconds": .double(elapsed)
         ])
     }
 
@@ -18,7 +18,7 @@ extension VerificationReport {
             "detail": .string(finding.detail),
             "page": finding.page.map { .int($0) } ?? .null,
             "table": .string(finding.table),
-            "sessionID": .string(finding.sessionID),
+            "sessionID": .string(finding.sessionID)
         ])
     }
 }

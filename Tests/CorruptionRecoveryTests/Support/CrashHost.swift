@@ -141,8 +141,9 @@ final class CrashHost: @unchecked Sendable {
         }
         // The <sys/wait.h> macros are not imported into Swift: the low 7 bits are the signal.
         let signal = status & 0x7F
-        return Ending(signal: signal != 0 ? signal : nil, status: signal == 0 ? (status >> 8) & 0xFF : nil,
-                      lines: lines, stderr: String(decoding: stderrBytes, as: UTF8.self))
+        return Ending(
+            signal: signal != 0 ? signal : nil, status: signal == 0 ? (status >> 8) & 0xFF : nil,
+            lines: lines, stderr: String(decoding: stderrBytes, as: UTF8.self))
     }
 
     private enum ReadResult { case data, nothingYet, end }

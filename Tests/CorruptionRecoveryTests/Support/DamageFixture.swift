@@ -70,8 +70,9 @@ final class DamageFixture: @unchecked Sendable {
     func capture() async throws {
         let vault = try Vault.open(at: path, keyProvider: keys, create: false)
         if let session = try await vault.currentSession(),
-           let refresh = TokenValues.text(try await vault.refreshToken()),
-           let access = TokenValues.text(try await vault.accessToken()) {
+            let refresh = TokenValues.text(try await vault.refreshToken()),
+            let access = TokenValues.text(try await vault.accessToken())
+        {
             expected = Expected(session: session, refresh: refresh, access: access, domainState: await vault.biometricDomainState())
         }
         await vault.close()
@@ -112,7 +113,8 @@ final class DamageFixture: @unchecked Sendable {
                 let refresh = TokenValues.text(try await vault.refreshToken())
                 let access = TokenValues.text(try await vault.accessToken())
                 let domainState = await vault.biometricDomainState()
-                unaltered = session == expected.session && refresh == expected.refresh && access == expected.access
+                unaltered =
+                    session == expected.session && refresh == expected.refresh && access == expected.access
                     && domainState == expected.domainState
             }
             report = try await vault.verify()

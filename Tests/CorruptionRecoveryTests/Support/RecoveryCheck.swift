@@ -8,13 +8,16 @@ enum RecoveryCheck {
     /// - Parameter keepsAnotherVaultsKey: for `wrongKey`: the key file holds another vault's
     ///   key (it fails this vault's key check value), so the wipe must leave it byte for byte,
     ///   and the fresh vault is created with it.
-    static func expectCleanRecovery(_ fixture: DamageFixture, from reason: CorruptionReason, keepsAnotherVaultsKey: Bool = false,
-                                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectCleanRecovery(
+        _ fixture: DamageFixture, from reason: CorruptionReason, keepsAnotherVaultsKey: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let otherKey = keepsAnotherVaultsKey ? FileManager.default.contents(atPath: fixture.keyPath) : nil
         try Vault.recover(at: fixture.path, keyProvider: fixture.keys, reason: reason)
         if keepsAnotherVaultsKey {
-            #expect(otherKey != nil && FileManager.default.contents(atPath: fixture.keyPath) == otherKey,
-                    "another vault's key file was changed by the wipe", sourceLocation: sourceLocation)
+            #expect(
+                otherKey != nil && FileManager.default.contents(atPath: fixture.keyPath) == otherKey,
+                "another vault's key file was changed by the wipe", sourceLocation: sourceLocation)
         }
 
         // Nothing of the old vault is left: only the tombstone (and the lock files, which hold
@@ -24,13 +27,15 @@ enum RecoveryCheck {
             #expect(FileIO.size(lock) == 0, "a lock file holds data", sourceLocation: sourceLocation)
         }
         let remaining = fixture.directory.allFiles().filter { !locks.contains($0) && !(keepsAnotherVaultsKey && $0 == fixture.keyPath) }
-        #expect(remaining == [fixture.files.tombstone], "files left after the wipe: \(remaining.map { ($0 as NSString).lastPathComponent })",
-                sourceLocation: sourceLocation)
+        #expect(
+            remaining == [fixture.files.tombstone], "files left after the wipe: \(remaining.map { ($0 as NSString).lastPathComponent })",
+            sourceLocation: sourceLocation)
         for file in remaining {
             let bytes = [UInt8](FileManager.default.contents(atPath: file) ?? Data())
             for (index, secret) in fixture.secrets.enumerated() where contains(bytes, secret) {
-                Issue.record("secret #\(index) (token, seal or key bytes) survives in \((file as NSString).lastPathComponent)",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "secret #\(index) (token, seal or key bytes) survives in \((file as NSString).lastPathComponent)",
+                    sourceLocation: sourceLocation)
             }
         }
         let tombstone = Vault.tombstone(at: fixture.path)

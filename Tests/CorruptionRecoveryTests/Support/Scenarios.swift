@@ -91,7 +91,8 @@ enum Scenarios {
         let plain = try Connection(path: fixture.path, create: true)
         try plain.execute("PRAGMA page_size = 4096")
         try Migrator().migrate(plain, now: 0)
-        try plain.execute("""
+        try plain.execute(
+            """
             INSERT INTO sessions (id, subject, issued_at, last_active_at, created_at, refresh_fingerprint, access_fingerprint)
             VALUES ('00112233445566778899aabbccddeeff', 'intruder', 0, 0, 0, NULL, NULL);
             UPDATE vault_state SET current_session_id = '00112233445566778899aabbccddeeff', generation = 99 WHERE singleton = 1;
@@ -136,7 +137,8 @@ enum Scenarios {
     static func indexPointingAtAnotherTree() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
         let connection = try fixture.raw()
-        try connection.execute("""
+        try connection.execute(
+            """
             PRAGMA writable_schema = ON;
             UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_sessions_1')
                 WHERE name = 'sqlite_autoindex_refresh_lease_1';
@@ -162,7 +164,8 @@ enum Scenarios {
     /// that writes a newer schema records: untrusted. (With the marker, see FormatMarkerTests.)
     static func migrationFromTheFuture() async throws -> DamageFixture {
         let fixture = try await DamageFixture.make()
-        try fixture.raw().execute("""
+        try fixture.raw().execute(
+            """
             CREATE TABLE devices (id TEXT PRIMARY KEY NOT NULL);
             INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (9999, 'create_devices', 'abc', 0);
             DROP TABLE vault_format;
@@ -185,7 +188,8 @@ enum Scenarios {
         let other = "ffeeddccbbaa99887766554433221100"
         let columns = SessionRecord.Column.allCases.map(\.rawValue)
         let copied = columns.map { $0 == "id" ? "'\(other)'" : $0 }.joined(separator: ", ")
-        try fixture.raw().execute("""
+        try fixture.raw().execute(
+            """
             INSERT INTO sessions (\(columns.joined(separator: ", "))) SELECT \(copied) FROM sessions;
             UPDATE vault_state SET current_session_id = '\(other)';
             """)

@@ -13,14 +13,16 @@ enum TokenValues {
 
     /// A sign-in or refresh response for pair `sequence`.
     static func response(_ sequence: Int, withIdentity: Bool = true) throws -> TokenResponse {
-        TokenResponse(accessToken: try Token(access(sequence)), expiresIn: 3600, refreshToken: try Token(refresh(sequence)),
-                      identity: withIdentity ? SessionIdentity(subject: subject, email: "peer@example.org", roles: ["mentor"]) : nil)
+        TokenResponse(
+            accessToken: try Token(access(sequence)), expiresIn: 3600, refreshToken: try Token(refresh(sequence)),
+            identity: withIdentity ? SessionIdentity(subject: subject, email: "peer@example.org", roles: ["mentor"]) : nil)
     }
 
     /// The bare pair the crash host writes: `R-n` / `A-n`.
     static func hostResponse(_ sequence: Int) throws -> TokenResponse {
-        TokenResponse(accessToken: try Token("A-\(sequence)"), expiresIn: 3600, refreshToken: try Token("R-\(sequence)"),
-                      identity: SessionIdentity(subject: subject))
+        TokenResponse(
+            accessToken: try Token("A-\(sequence)"), expiresIn: 3600, refreshToken: try Token("R-\(sequence)"),
+            identity: SessionIdentity(subject: subject))
     }
 
     /// The text of a token (tests only; never put into a failure message).

@@ -10,8 +10,10 @@ struct ChildProcess {
         var stderr: String
     }
 
-    static func run(_ program: String, _ arguments: [String], environment extra: [String: String] = [:],
-                    scratch: String) async throws -> Result {
+    static func run(
+        _ program: String, _ arguments: [String], environment extra: [String: String] = [:],
+        scratch: String
+    ) async throws -> Result {
         let name = UUID().uuidString
         let outPath = scratch + "/.\(name).out", errPath = scratch + "/.\(name).err"
         defer {
@@ -40,8 +42,9 @@ struct ChildProcess {
         }
         try? out.close()
         try? err.close()
-        return Result(status: status,
-                      stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+        return Result(
+            status: status,
+            stdout: String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
     }
 }

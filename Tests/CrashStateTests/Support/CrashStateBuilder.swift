@@ -126,7 +126,7 @@ struct CrashStateBuilder {
             ("none", Choice(kept: [], torn: nil), true),
             ("all", Choice(kept: Set(pending), torn: nil), true),
             ("entries-only", Choice(kept: Set(entries), torn: nil), true),
-            ("data-only", Choice(kept: Set(data), torn: nil), true),
+            ("data-only", Choice(kept: Set(data), torn: nil), true)
         ]
         guard !pending.isEmpty else { return result }
         var generator = SeededGenerator(seed: seed &+ UInt64(point) &* 0x9E37_79B9_7F4A_7C15)
@@ -186,8 +186,11 @@ struct CrashStateBuilder {
                 }
                 contents[object] = file
             case .data(let object, .truncate(let size)):
-                if contents[object].count > size { contents[object].removeLast(contents[object].count - size) }
-                else { contents[object] += [UInt8](repeating: 0, count: size - contents[object].count) }
+                if contents[object].count > size {
+                    contents[object].removeLast(contents[object].count - size)
+                } else {
+                    contents[object] += [UInt8](repeating: 0, count: size - contents[object].count)
+                }
             case .entry(.create(let path, let object)):
                 names[path] = object
             case .entry(.rename(let from, let to)):
@@ -236,8 +239,9 @@ struct CrashStateBuilder {
     /// Writes a state's files into `directory` (files 0600, directories 0700).
     static func write(_ files: [String: [UInt8]?], into directory: String) throws {
         for name in files.keys.sorted() where files[name]! == nil {
-            try FileManager.default.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory + "/" + name, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         for (name, content) in files {
             guard let content else { continue }

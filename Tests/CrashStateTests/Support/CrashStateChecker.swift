@@ -132,7 +132,9 @@ struct CrashStateChecker: Sendable {
                 verdict.observation = "unavailable(\(detail))"
             }
             do {
-                _ = try await vault.store(TokenResponse(accessToken: try Token("A-900"), expiresIn: 3600, refreshToken: try Token("R-900"), identity: SessionIdentity(subject: "crash-user")))
+                _ = try await vault.store(
+                    TokenResponse(
+                        accessToken: try Token("A-900"), expiresIn: 3600, refreshToken: try Token("R-900"), identity: SessionIdentity(subject: "crash-user")))
                 let after = try await vault.resumePath()
                 if after.name != "valid" { verdict.failures.append("stuck: a sign-in on this state leads to \(after.name), not valid") }
             } catch {
@@ -149,11 +151,13 @@ struct CrashStateChecker: Sendable {
         if let next = expectation.inProgress { allowed.append(next) }
         if !allowed.contains(verdict.observation) && !verdict.observation.hasPrefix("open failed") {
             if let lost = expectation.returned.dropLast().lastIndex(of: verdict.observation) {
-                verdict.failures.append("lost a write: the vault holds \(verdict.observation), the state before step \(lost + 1), "
-                                        + "although steps up to \(expectation.returned.count - 1) had returned (expected \(allowed.joined(separator: " or ")))")
+                verdict.failures.append(
+                    "lost a write: the vault holds \(verdict.observation), the state before step \(lost + 1), "
+                        + "although steps up to \(expectation.returned.count - 1) had returned (expected \(allowed.joined(separator: " or ")))")
             } else {
-                verdict.failures.append("neither before nor after: the vault holds \(verdict.observation); step \(expectation.stepInProgress ?? "none") "
-                                        + "allows \(allowed.joined(separator: " or "))")
+                verdict.failures.append(
+                    "neither before nor after: the vault holds \(verdict.observation); step \(expectation.stepInProgress ?? "none") "
+                        + "allows \(allowed.joined(separator: " or "))")
             }
         }
         return verdict
@@ -208,8 +212,9 @@ struct CrashStateChecker: Sendable {
     /// `error` when it decides none.
     func cliAnswer(_ database: String, key: String, scratch: String) async -> String {
         guard let result = try? await ChildProcess.run(cli, ["resume", "--dry-run", "--json", "--vault", database, "--key-file", key], scratch: scratch),
-              let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-              let path = object["path"] as? String else {
+            let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            let path = object["path"] as? String
+        else {
             return "error"
         }
         if path == "corrupted" || path == "missing", let reason = object["reason"] as? String { return "\(path)(\(reason))" }

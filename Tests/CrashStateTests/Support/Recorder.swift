@@ -17,8 +17,9 @@ enum Recorder {
             .deletingLastPathComponent().appendingPathComponent("CrashStates/interposer.c").path
         let scratch = TemporaryDirectory("sessionvault-crash-recorder")
         let library = scratch.file("interposer.so")
-        let result = try await ChildProcess.run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-O1", "-o", library, source, "-ldl", "-lpthread"],
-                                                scratch: scratch.path)
+        let result = try await ChildProcess.run(
+            "/usr/bin/env", ["cc", "-shared", "-fPIC", "-O1", "-o", library, source, "-ldl", "-lpthread"],
+            scratch: scratch.path)
         guard result.status == 0 else { throw Failed(description: "cc failed to build the recorder (\(result.status)): \(result.stderr)") }
         return library
     }

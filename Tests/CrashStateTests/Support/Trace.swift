@@ -70,7 +70,8 @@ struct Trace {
             let head = String(decoding: log[position..<newline], as: UTF8.self)
             let fields = head.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 5, let inode = UInt64(fields[1]), let number = Int64(fields[2]), let length = Int(fields[3]),
-                  newline + 1 + length <= log.count else {
+                newline + 1 + length <= log.count
+            else {
                 throw Malformed(description: "bad record header \"\(head)\"")
             }
             let payload = Array(log[(newline + 1)..<(newline + 1 + length)])
@@ -101,8 +102,9 @@ struct Trace {
         }
         var names: [String: Int] = [:]
         for (index, path) in snapshot.paths.enumerated() { names[path] = index }
-        return Trace(root: root, initialNames: names, initialContents: snapshot.contents, initialDirectories: snapshot.directories,
-                     objectCount: objectCount, steps: steps, objectNames: objectNames)
+        return Trace(
+            root: root, initialNames: names, initialContents: snapshot.contents, initialDirectories: snapshot.directories,
+            objectCount: objectCount, steps: steps, objectNames: objectNames)
     }
 
     static func parent(_ path: String) -> String {

@@ -7,15 +7,19 @@ enum CLI {
     static var executable: String? { BuiltExecutable.sessionvault.path }
 
     /// Runs `sessionvault arguments…` in `directory`, with `stdin` piped in (or /dev/null).
-    static func run(_ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
-                    timeout: TimeInterval = 60) async throws -> CLIResult {
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+        timeout: TimeInterval = 60
+    ) async throws -> CLIResult {
         let executable = try BuiltExecutable.sessionvault.required()
         return try await Self.spawn(executable, arguments, stdin: stdin, in: directory, timeout: timeout)
     }
 
     /// Runs any program (the `sqlcipher` and `sqlite3` shells too).
-    static func spawn(_ program: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
-                      timeout: TimeInterval = 60) async throws -> CLIResult {
+    static func spawn(
+        _ program: String, _ arguments: [String], stdin: Data? = nil, in directory: String? = nil,
+        timeout: TimeInterval = 60
+    ) async throws -> CLIResult {
         let scratch = TemporaryDirectory("sessionvault-cli-io")
         let outPath = scratch.file("stdout"), errPath = scratch.file("stderr")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -57,8 +61,9 @@ enum CLI {
         try? err.close()
         let stdout = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
         let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
-        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: stderr,
-                         crashed: process.terminationReason == .uncaughtSignal)
+        return CLIResult(
+            status: process.terminationStatus, stdout: stdout, stderr: stderr,
+            crashed: process.terminationReason == .uncaughtSignal)
     }
 
     /// Whether `text` looks like a version number: dot-separated numbers, at least two

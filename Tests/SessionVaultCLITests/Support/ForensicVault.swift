@@ -96,7 +96,9 @@ enum ForensicVault {
             DROP TABLE refresh_reserve;
 
             """
-        let script = recipe.stdout + undoSeven + undoSix + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
+        let script =
+            recipe.stdout + undoSeven + undoSix
+            + "DROP TABLE vault_format;\nDROP TABLE refresh_lease;\nDELETE FROM schema_migrations WHERE version >= 4;\nSELECT max(version) FROM schema_migrations;\n"
         let shell = try await CLI.spawn(sqlcipher, [vault.path], stdin: Data(script.utf8))
         guard shell.status == 0, shell.stdout.hasSuffix("3\n") else { throw CLIVault.SetupFailed(step: "undo migrations 4 to 7", result: shell) }
         return vault

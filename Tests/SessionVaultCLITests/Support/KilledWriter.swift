@@ -78,7 +78,8 @@ final class KilledWriter: @unchecked Sendable {
             return (output, exited)
         }
         if let line = text.split(separator: "\n", omittingEmptySubsequences: true).first(where: { $0.hasPrefix("ready") }),
-           text.contains(line + "\n") {
+            text.contains(line + "\n")
+        {
             resume(with: .success(String(line)))
         } else if done {
             resume(with: .failure(Failed(description: "the writer ended before it was ready: \(text)")))

@@ -89,7 +89,8 @@ struct HistoryModel {
     /// The path a call that holds the user to the idle lock (`forUser`) or not must take.
     func path(_ view: View?, now: Date, forUser: Bool) -> Path {
         guard family != nil, let view else { return .ended }
-        let movedBack = view.lastWallClock.timeIntervalSince(now) > Self.skewTolerance
+        let movedBack =
+            view.lastWallClock.timeIntervalSince(now) > Self.skewTolerance
             || (forUser && view.lastActiveAt.timeIntervalSince(now) > Self.activitySlack)
         if movedBack { return .due(needsUser: forUser) }
         if view.refreshPending { return .due(needsUser: false) }

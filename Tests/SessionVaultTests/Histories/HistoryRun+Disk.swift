@@ -35,8 +35,11 @@ extension HistoryRun {
         var answer = "no answer"
         var status: Int32?
         do {
-            let child = try TestHostProcess(["background-at", mountPoint + "/vault.db", mountPoint + "/vault.key",
-                                             server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"], scratch: directory)
+            let child = try TestHostProcess(
+                [
+                    "background-at", mountPoint + "/vault.db", mountPoint + "/vault.key",
+                    server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"
+                ], scratch: directory)
             status = await child.finish(timeout: 60)
             answer = child.lines.last ?? ""
             texts.append(child.output)
@@ -108,7 +111,9 @@ extension HistoryRun {
         }
         let kept = await managers[actor].unsavedRotation != nil
         let beforeAgain = server.refreshRequests
-        let wantAgain: (HistoryModel.Expected, Int) = kept ? (.token, 0)
+        let wantAgain: (HistoryModel.Expected, Int) =
+            kept
+            ? (.token, 0)
             : expected(for: model.path(await view(actor), now: device.now, forUser: forUser), actor: actor)
         let again = forUser ? await managers[0].freshAccessToken() : await managers[actor].backgroundAccessToken()
         let noteAgain = check(index, classify(again, actor: actor), wantAgain, before: beforeAgain)

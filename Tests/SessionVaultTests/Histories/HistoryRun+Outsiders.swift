@@ -22,7 +22,8 @@ extension HistoryRun {
         let now = device.now
         let path = model.path(await view(0), now: now, forUser: false)
         guard case .due(needsUser: false) = path, let family = model.family, server.isLive(family: family), !model.lostRotation,
-              !model.deferred(actor: 3, now: now) else {
+            !model.deferred(actor: 3, now: now)
+        else {
             return moved + "nothing to hold; " + (await perform(inner, index: index))
         }
         let arguments = ["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
@@ -117,12 +118,15 @@ extension HistoryRun {
             now = device.now
             let due = model.path(await view(0), now: now, forUser: false)
             guard case .due(needsUser: false) = due, let family = model.family, server.isLive(family: family), !model.lostRotation,
-                  !model.deferred(actor: 3, now: now) else { return moved + "nothing to refresh" }
+                !model.deferred(actor: 3, now: now)
+            else { return moved + "nothing to refresh" }
             arguments = ["background-at", path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
         }
         let watched = URL(fileURLWithPath: vaultDirectory).resolvingSymlinksInPath().path
-        let environment = ["LD_PRELOAD": library, "CRASH_STATES_DIR": watched, "CRASH_STATES_LOG": directory.file("calls-\(index).log"),
-                           "CRASH_STATES_KILL_AT": "\(at)"]
+        let environment = [
+            "LD_PRELOAD": library, "CRASH_STATES_DIR": watched, "CRASH_STATES_LOG": directory.file("calls-\(index).log"),
+            "CRASH_STATES_KILL_AT": "\(at)"
+        ]
         let child: TestHostProcess
         do {
             child = try TestHostProcess(arguments, scratch: directory, environment: environment)
@@ -234,7 +238,7 @@ extension HistoryRun {
             results = [
                 try await Shell.run(cli, ["resume", "--dry-run", "--json", "--now", "\(Int(device.now.timeIntervalSince1970))"] + vaultArguments),
                 try await Shell.run(cli, ["inspect", "--json"] + vaultArguments),
-                try await Shell.run(cli, ["verify"] + vaultArguments),
+                try await Shell.run(cli, ["verify"] + vaultArguments)
             ]
         } catch {
             fail(index, "the CLI did not run: \(error)")
@@ -260,7 +264,9 @@ extension HistoryRun {
         } else if model.tornWrite {
             // The copy may hold a transaction of the killed process that the live connections
             // never saw (see `HistoryModel.tornWrite`): only that the vault reads as ours.
-            if reported != "valid" && reported != "expired" && reported != "missing" { fail(index, "the CLI reports \(reported) after a process was killed inside a write") }
+            if reported != "valid" && reported != "expired" && reported != "missing" {
+                fail(index, "the CLI reports \(reported) after a process was killed inside a write")
+            }
         } else if model.family == nil {
             if databaseExists && reported != "missing" { fail(index, "the CLI reports \(reported), the model holds no session") }
         } else {

@@ -58,8 +58,9 @@ final class HistoryRun {
             disk = nil
             vaultDirectory = directory.file("vault")
         }
-        try FileManager.default.createDirectory(atPath: vaultDirectory, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: vaultDirectory, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         for actor in 0..<3 { managers.append(makeManager(actor)) }
     }
 
@@ -75,15 +76,17 @@ final class HistoryRun {
         policy.idleTimeout = HistoryModel.idleTimeout
         let store = logs
         let logger = Logger(label: "history.\(HistoryStep.name(actor))") { _ in RecordingLogHandler(store: store) }
-        let manager = ResumeManager(path: path, keyProvider: KeyFileProvider(path: keyPath),
-                                    refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
-                                    biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
-                                    logger: logger, refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
+        let manager = ResumeManager(
+            path: path, keyProvider: KeyFileProvider(path: keyPath),
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5),
+            biometrics: actor == 0 ? biometrics : nil, policy: policy, clock: device.function,
+            logger: logger, refreshWaitLimit: 0.2, backoff: RetryBackoff(base: 0.01, cap: 0.1))
         everyManager.append(manager)
         let recorded = events
-        eventTasks.append(Task {
-            for await event in await manager.sessionEvents() { recorded.append(event.description) }
-        })
+        eventTasks.append(
+            Task {
+                for await event in await manager.sessionEvents() { recorded.append(event.description) }
+            })
         return manager
     }
 
@@ -101,19 +104,24 @@ final class HistoryRun {
         }
         await checkNeverStuck()
         if violations.isEmpty { checkNoSecrets() }
-        summary = "\(server.refreshRequests) refresh requests, \(server.refreshesAnswered) answered with new tokens, "
+        summary =
+            "\(server.refreshRequests) refresh requests, \(server.refreshesAnswered) answered with new tokens, "
             + "\(server.faultAnswers) faults, \(server.logoutRequests) logouts"
         return violations
     }
 
-    func fail(_ index: Int, _ text: String) { violations.append("step \(index) (\(steps.indices.contains(index) ? steps[index].description : "end")): \(text)") }
+    func fail(_ index: Int, _ text: String) {
+        violations.append("step \(index) (\(steps.indices.contains(index) ? steps[index].description : "end")): \(text)")
+    }
 
     /// What an actor's connection holds now: the inputs of its decision.
     func view(_ actor: Int) async -> HistoryModel.View? {
         guard let vault = try? await managers[actor].vault, let snapshot = try? await vault.snapshot(),
-              case .session(let session, let wall, _) = snapshot else { return nil }
-        return HistoryModel.View(accessReceivedAt: session.accessIssuedAt ?? session.issuedAt, lastActiveAt: session.lastActiveAt,
-                                 lastWallClock: wall, refreshPending: session.refreshPendingSince != nil, biometric: session.biometricEnabled)
+            case .session(let session, let wall, _) = snapshot
+        else { return nil }
+        return HistoryModel.View(
+            accessReceivedAt: session.accessIssuedAt ?? session.issuedAt, lastActiveAt: session.lastActiveAt,
+            lastWallClock: wall, refreshPending: session.refreshPendingSince != nil, biometric: session.biometricEnabled)
     }
 
     /// The outcome a due refresh by `actor` must have, with the requests it may send, and the
@@ -360,7 +368,9 @@ final class HistoryRun {
         _ = await child.finish(timeout: 30)
         gate.open()
         // The server answered (a rotation when the family was live) into a closed socket.
-        if live { model.lostRotation = true } else if model.lostRotation {
+        if live {
+            model.lostRotation = true
+        } else if model.lostRotation {
             // It sent the spent token again: a reuse the kill already entitled, which revoked
             // the family; the vault still holds the pair before the lost one.
             forgiveLostRotation()
@@ -494,8 +504,9 @@ final class HistoryRun {
         let go = directory.file("go-\(index)")
         let late: TestHostProcess
         do {
-            late = try TestHostProcess(["held-at", path, keyPath, go, "\(device.now.timeIntervalSince1970)", held == 0 ? "resume" : "background"],
-                                       scratch: directory)
+            late = try TestHostProcess(
+                ["held-at", path, keyPath, go, "\(device.now.timeIntervalSince1970)", held == 0 ? "resume" : "background"],
+                scratch: directory)
         } catch {
             fail(index, "the held process did not start: \(error)")
             return "failed"
@@ -509,7 +520,9 @@ final class HistoryRun {
         }
         // The other process recovers the same damage and the user signs in afresh.
         let recovered = recoverer == 0 ? classify(await managers[0].resume()) : classify(await managers[recoverer].backgroundAccessToken(), actor: recoverer)
-        if recovered != .ended { fail(index, "\(HistoryStep.name(recoverer)) met \(done) and answered \(recovered.map { "\($0)" } ?? "unavailable"), not a login") }
+        if recovered != .ended {
+            fail(index, "\(HistoryStep.name(recoverer)) met \(done) and answered \(recovered.map { "\($0)" } ?? "unavailable"), not a login")
+        }
         checkRecovered(index)
         let (family, json) = server.signIn()
         do {
@@ -531,11 +544,24 @@ final class HistoryRun {
         texts.append(late.output)
         if status != 0 { fail(index, "the held process ended with \(status.map { "status \($0)" } ?? "a hang"): \(last)") }
         let got: HistoryModel.Expected?
-        if last == "token" || last.hasPrefix("home") { got = .token } else if last.hasPrefix("ended") || last.hasPrefix("login") { got = .ended } else if last == "locked" { got = .locked } else if last.hasPrefix("offline") { got = .offline } else { got = nil }
+        if last == "token" || last.hasPrefix("home") {
+            got = .token
+        } else if last.hasPrefix("ended") || last.hasPrefix("login") {
+            got = .ended
+        } else if last == "locked" {
+            got = .locked
+        } else if last.hasPrefix("offline") {
+            got = .offline
+        } else {
+            got = nil
+        }
         let note = "\(HistoryStep.name(held)) process went on: " + check(index, got, want, before: before)
         // The invariant this race is about, said plainly (the model's check above may stop first).
         if let tombstone = Vault.tombstone(at: path) {
-            fail(index, "the late recovery wiped the vault that replaced the damaged one (tombstone: \(tombstone.reason.rawValue)): the session signed in after the recovery is lost")
+            fail(
+                index,
+                "the late recovery wiped the vault that replaced the damaged one (tombstone: \(tombstone.reason.rawValue)): the session signed in after the recovery is lost"
+            )
         }
         return note
     }
@@ -674,7 +700,10 @@ final class HistoryRun {
 
     func checkInvariants(_ index: Int) async {
         if server.reuses > model.allowedReuses {
-            fail(index, "the server saw a refresh token used twice (family revoked by reuse)\(model.allowedReuses > 0 ? " beyond the \(model.allowedReuses) a killed refresh forced" : "")")
+            fail(
+                index,
+                "the server saw a refresh token used twice (family revoked by reuse)\(model.allowedReuses > 0 ? " beyond the \(model.allowedReuses) a killed refresh forced" : "")"
+            )
         }
         if model.pendingDamage != nil {
             // Not recovered yet: the damaged database is still the one there, and nothing opens.
@@ -682,9 +711,12 @@ final class HistoryRun {
             checkRecovered(index)
         }
         if let tombstone = Vault.tombstone(at: path), model.wipeAllowed == nil {
-            fail(index, model.family != nil
-                 ? "a wipe (tombstone: \(tombstone.reason.rawValue)) destroyed the session signed in after the damage was recovered"
-                 : "the vault was wiped (tombstone: \(tombstone.reason.rawValue), \(tombstone.detail)) although no damage was injected since the last sign-in")
+            fail(
+                index,
+                model.family != nil
+                    ? "a wipe (tombstone: \(tombstone.reason.rawValue)) destroyed the session signed in after the damage was recovered"
+                    : "the vault was wiped (tombstone: \(tombstone.reason.rawValue), \(tombstone.detail)) although no damage was injected since the last sign-in"
+            )
         }
         guard let vault = try? await managers[0].vault else {
             fail(index, "the app cannot open its vault")
@@ -750,7 +782,10 @@ final class HistoryRun {
         let outputs = texts + events.all + logs.all
         for secret in secrets where !secret.isEmpty {
             if let line = outputs.firstIndex(where: { $0.contains(secret) }) {
-                fail(steps.count, "a secret (\(secret.hasPrefix("rt-") ? "refresh token" : secret.hasPrefix("at-") ? "access token" : "key or e-mail")) appears in output line \(line)")
+                fail(
+                    steps.count,
+                    "a secret (\(secret.hasPrefix("rt-") ? "refresh token" : secret.hasPrefix("at-") ? "access token" : "key or e-mail")) appears in output line \(line)"
+                )
                 return
             }
         }

@@ -216,8 +216,10 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
             default:
                 let held = Int.random(in: 0...2, using: &rng)
                 let recoverer = (held + Int.random(in: 1...2, using: &rng)) % 3
-                steps.append(.staleRecovery(held: held, recoverer: recoverer,
-                                            damage: HistoryDamage.allCases[Int.random(in: 0..<HistoryDamage.allCases.count, using: &rng)]))
+                steps.append(
+                    .staleRecovery(
+                        held: held, recoverer: recoverer,
+                        damage: HistoryDamage.allCases[Int.random(in: 0..<HistoryDamage.allCases.count, using: &rng)]))
             }
         }
         return steps

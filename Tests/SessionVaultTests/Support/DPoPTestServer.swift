@@ -93,7 +93,8 @@ final class DPoPTestServer: @unchecked Sendable {
     func consent(_ url: URL) async throws -> URL {
         let (data, _) = try await URLSession.shared.data(from: url)
         guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let text = object["redirect"] as? String,
-              let redirect = URL(string: text) else { throw OAuthTestServerError.notJSON("the authorization redirect") }
+            let redirect = URL(string: text)
+        else { throw OAuthTestServerError.notJSON("the authorization redirect") }
         return redirect
     }
 

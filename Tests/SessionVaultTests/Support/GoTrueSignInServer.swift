@@ -78,7 +78,8 @@ final class GoTrueSignInServer: @unchecked Sendable {
         attempts.append(now)
         if !scripted.isEmpty { return scripted.removeFirst() }
         guard let fields = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any],
-              let email = fields["email"] as? String, let password = fields["password"] as? String else {
+            let email = fields["email"] as? String, let password = fields["password"] as? String
+        else {
             return .json(status: 400, #"{"error":"invalid_request","error_description":"email and password required"}"#)
         }
         guard let user = users[email], user.password == password else {
@@ -86,7 +87,8 @@ final class GoTrueSignInServer: @unchecked Sendable {
         }
         issued += 1
         let expiresAt = Int(now.timeIntervalSince1970) + expiresIn
-        return .json(#"""
+        return .json(
+            #"""
             {"access_token":"gotrue-access-\#(issued)","token_type":"bearer","expires_in":\#(expiresIn),"expires_at":\#(expiresAt),
              "refresh_token":"\#(Self.refreshToken(issued))","user":{"id":"\#(user.id)","aud":"authenticated","role":"authenticated",
              "email":"\#(email)","app_metadata":{"provider":"email","providers":["email"]},"user_metadata":{"name":"Pat"}}}

@@ -44,9 +44,10 @@ final class OAuthTestServer: @unchecked Sendable {
     /// Starts a fresh server (fresh database) and returns once it listens.
     /// - Parameter accessTokenSeconds: the server's access token lifetime.
     static func start(accessTokenSeconds: Int = 5) async throws -> OAuthTestServer {
-        let server = try await PythonTestServer.start("oauth/serve.py", arguments: [clientID, username, password],
-                                                      environment: ["OAUTH_HARNESS_ACCESS_SECONDS": String(accessTokenSeconds)],
-                                                      readyWithin: 90)
+        let server = try await PythonTestServer.start(
+            "oauth/serve.py", arguments: [clientID, username, password],
+            environment: ["OAUTH_HARNESS_ACCESS_SECONDS": String(accessTokenSeconds)],
+            readyWithin: 90)
         do {
             return OAuthTestServer(server: server, baseURL: try server.baseURL())
         } catch {

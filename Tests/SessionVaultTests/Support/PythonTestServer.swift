@@ -20,8 +20,10 @@ final class PythonTestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - environment: added to this process's environment.
     ///   - readyWithin: seconds the server has to say it listens (Django's start is slow).
-    static func start(_ script: String, arguments: [String] = [], environment: [String: String] = [:],
-                      readyWithin seconds: Double) async throws -> PythonTestServer {
+    static func start(
+        _ script: String, arguments: [String] = [], environment: [String: String] = [:],
+        readyWithin seconds: Double
+    ) async throws -> PythonTestServer {
         let python = OAuthTestServer.packageRoot.appendingPathComponent(".build-oauth-venv/bin/python").path
         // Missing is a failure, never a skip: `make test` installs it first.
         guard FileManager.default.isExecutableFile(atPath: python) else { throw OAuthTestServerError.venvMissing(python) }

@@ -12,7 +12,9 @@ final class ReadyLine: @unchecked Sendable {
     private var waiter: CheckedContinuation<Int, any Error>?
 
     func append(_ data: Data) {
-        settle { text += String(decoding: data, as: UTF8.self); return Self.port(in: text).map { .success($0) } }
+        settle {
+            text += String(decoding: data, as: UTF8.self); return Self.port(in: text).map { .success($0) }
+        }
     }
 
     func appendError(_ data: Data) {

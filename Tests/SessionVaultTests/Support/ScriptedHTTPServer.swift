@@ -39,8 +39,10 @@ struct ScriptedResponse: Sendable {
     /// When set, the answer waits (after any delay) until the test opens the gate.
     var gate: ResponseGate?
 
-    static func json(status: Int = 200, _ body: String, headers: [(String, String)] = [],
-                     delay: TimeInterval = 0) -> ScriptedResponse {
+    static func json(
+        status: Int = 200, _ body: String, headers: [(String, String)] = [],
+        delay: TimeInterval = 0
+    ) -> ScriptedResponse {
         let hasType = headers.contains { $0.0.caseInsensitiveCompare("Content-Type") == .orderedSame }
         let type: [(String, String)] = hasType ? [] : [("Content-Type", "application/json")]
         return ScriptedResponse(status: status, headers: type + headers, body: Data(body.utf8), delay: delay)
@@ -333,11 +335,15 @@ extension ScriptedHTTPServer {
             var headers: [(name: String, value: String)] = []
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers.append((String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+                headers.append(
+                    (
+                        String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                        String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                    ))
             }
-            var request = RecordedRequest(method: String(requestLine[0]), path: String(requestLine[1]),
-                                          headers: headers, body: Data())
+            var request = RecordedRequest(
+                method: String(requestLine[0]), path: String(requestLine[1]),
+                headers: headers, body: Data())
             let chunked = request.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
             let length = max(0, Int(request.header("Content-Length") ?? "") ?? 0)
             var body = Data(buffer[headEnd.upperBound...])
@@ -398,17 +404,21 @@ extension ScriptedHTTPServer {
         }
 
         private static func reasonPhrase(_ status: Int) -> String {
-            let phrases = [200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
-                           403: "Forbidden", 404: "Not Found", 409: "Conflict", 429: "Too Many Requests",
-                           500: "Internal Server Error", 503: "Service Unavailable"]
+            let phrases = [
+                200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+                403: "Forbidden", 404: "Not Found", 409: "Conflict", 429: "Too Many Requests",
+                500: "Internal Server Error", 503: "Service Unavailable"
+            ]
             return phrases[status] ?? "Status"  // clients ignore the phrase; only the code matters
         }
 
         /// Blocks until `fd` is readable (true) or the server stops / the timeout expires (false).
         /// Pass fd -1 to just sleep interruptibly: poll() ignores negative descriptors.
         private func waitReadable(_ fd: Int32, timeoutMs: Int32 = -1) -> Bool {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+            ]
             while true {
                 let ready = poll(&fds, 2, timeoutMs)
                 if ready < 0 && errno == EINTR { continue }

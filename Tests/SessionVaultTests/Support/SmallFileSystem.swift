@@ -54,10 +54,13 @@ struct SmallFileSystem {
         let current = (try? FileManager.default.attributesOfItem(atPath: filler)[.size] as? Int) ?? 0
         let grow = freeBytes - bytes
         let target = max(0, current + grow)
-        guard let handle = FileHandle(forWritingAtPath: filler) ?? {
-            _ = FileManager.default.createFile(atPath: filler, contents: nil)
-            return FileHandle(forWritingAtPath: filler)
-        }() else { return }
+        guard
+            let handle = FileHandle(forWritingAtPath: filler)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: filler, contents: nil)
+                    return FileHandle(forWritingAtPath: filler)
+                }()
+        else { return }
         defer { try? handle.close() }
         if target < current { try handle.truncate(atOffset: UInt64(target)); return }
         try handle.seek(toOffset: UInt64(current))

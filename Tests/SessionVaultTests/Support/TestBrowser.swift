@@ -42,9 +42,10 @@ struct TestBrowser {
         submit.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
-        submit.httpBody = Data(fields.sorted { $0.key < $1.key }.map { key, value in
-            "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&").utf8)
+        submit.httpBody = Data(
+            fields.sorted { $0.key < $1.key }.map { key, value in
+                "\(key)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
+            }.joined(separator: "&").utf8)
         let (_, answer) = try await session.data(for: submit)
         return (answer as? HTTPURLResponse)?.statusCode ?? 0
     }

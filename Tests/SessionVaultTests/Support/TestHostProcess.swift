@@ -76,7 +76,6 @@ final class TestHostProcess: @unchecked Sendable {
     /// Whether the child was killed by a signal (a trap is SIGILL) rather than exiting.
     var crashed: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 
-
     /// Sends SIGSTOP and waits until every thread of the child has stopped (each reads "T" in
     /// /proc/<pid>/task/*/stat): `kill` returns before a thread running on the other core has
     /// taken the signal, and that thread could still read an answer let through right after.
@@ -98,7 +97,8 @@ final class TestHostProcess: @unchecked Sendable {
         return threads.allSatisfy { thread in
             // The state follows the command name, which is in parentheses and may hold spaces.
             guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
         }
     }
@@ -111,7 +111,7 @@ final class TestHostProcess: @unchecked Sendable {
     /// Waits for the child to exit and returns its status.
     func finish() async -> Int32 {
         while process.isRunning { try? await Task.sleep(nanoseconds: 20_000_000) }
-        process.waitUntilExit() // see finish(timeout:)
+        process.waitUntilExit()  // see finish(timeout:)
         return process.terminationStatus
     }
 }

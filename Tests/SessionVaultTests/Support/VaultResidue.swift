@@ -73,7 +73,7 @@ enum VaultResidue {
             let version = statement.int64(1)
             for (column, index) in [(TokenColumn.refreshToken, Int32(2)), (.accessToken, 3)] {
                 guard let sealed = statement.blob(index),
-                      let plain = try? FieldCipher.open(sealed, key: keys.fieldKey, associatedData: column.associatedData(sessionID: id, tokenVersion: version))
+                    let plain = try? FieldCipher.open(sealed, key: keys.fieldKey, associatedData: column.associatedData(sessionID: id, tokenVersion: version))
                 else { continue }
                 if plain.withUnsafeBytes({ Array($0) == wanted }) { return true }
             }
