@@ -41,9 +41,11 @@ extension SessionLayer {
             // API's answer, not a reason for another refresh.
             if retried { throw APICallError.failed(status: http.statusCode) }
             retried = true
-            // A DPoP server asking for its nonce: once more with it, no refresh.
-            if await manager.takeDPoPNonce(status: http.statusCode, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"),
-                                           dpopNonce: http.value(forHTTPHeaderField: "DPoP-Nonce"), for: url) { continue }
+            // A DPoP server asking for its nonce, or refusing a proof dated by a clock that has
+            // changed: once more with a new proof, no refresh.
+            if await manager.takeDPoPChallenge(status: http.statusCode, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"),
+                                               dpopNonce: http.value(forHTTPHeaderField: "DPoP-Nonce"),
+                                               date: http.value(forHTTPHeaderField: "Date"), for: url) { continue }
             // "invalid_token" or "JWT expired" refreshes once (.home: call again); "session
             // expired" ends the session. The failure is bound to the token this call sent.
             switch await manager.handleAPIFailure(status: http.statusCode, body: body,

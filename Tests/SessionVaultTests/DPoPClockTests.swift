@@ -13,7 +13,18 @@ import SessionVaultTesting
 struct DPoPClockTests {
     let fixture = TestVault()
 
-    func manager(_ server: DPoPTestServer, clock: ManualClock) -> ResumeManager {
+    /// The device's clock: this machine's, moved by `skew` seconds. It runs (a frozen clock would
+    /// drift from the server's by the test's own duration, which a busy machine stretches).
+    final class DeviceClock: @unchecked Sendable {
+        // Sendable: `lock` guards `skew`.
+        private let lock = NSLock()
+        private var skew: TimeInterval
+        init(skew: TimeInterval = 0) { self.skew = skew }
+        func advance(by seconds: TimeInterval) { lock.withLock { skew += seconds } }
+        var function: @Sendable () -> Date { { Date().addingTimeInterval(self.lock.withLock { self.skew }) } }
+    }
+
+    func manager(_ server: DPoPTestServer, clock: DeviceClock) -> ResumeManager {
         var policy = ResumePolicy()
         policy.idleTimeout = nil
         return ResumeManager(
@@ -33,7 +44,7 @@ struct DPoPClockTests {
     )
     func deviceBehindTheServer() async throws {
         try await DPoPTestServer.with(["--clock-offset", "7200"]) { server in
-            let device = ManualClock(Date())
+            let device = DeviceClock()
             let app = manager(server, clock: device)
             let session = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             #expect(session.tokenType == "DPoP")
@@ -64,7 +75,7 @@ struct DPoPClockTests {
     func iatFollowsTheInjectedClock() async throws {
         try await DPoPTestServer.with { server in
             // The device's clock three days behind this machine's.
-            let device = ManualClock(Date().addingTimeInterval(-3 * 86_400))
+            let device = DeviceClock(skew: -3 * 86_400)
             let app = manager(server, clock: device)
             _ = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             #expect(try await server.tokenRequests().map(\.status) == [400, 200])
@@ -83,7 +94,7 @@ struct DPoPClockTests {
     @Test("the server's clock jumps an hour after the offset was measured: one refused proof, one re-dated retry, never a third request")
     func serverClockMovedAfterTheMeasurement() async throws {
         try await DPoPTestServer.with { server in
-            let device = ManualClock(Date())
+            let device = DeviceClock()
             let app = manager(server, clock: device)
             _ = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             #expect(try await server.tokenRequests().map(\.status) == [200])
@@ -97,7 +108,7 @@ struct DPoPClockTests {
     @Test("a proof refused while the clocks agree is not sent again; refused after a re-dating, it is not sent a third time")
     func refusalsNotForTheClockAreNotRetried() async throws {
         try await DPoPTestServer.with(["--refuse-proofs"]) { server async throws in
-            let app = manager(server, clock: ManualClock(Date()))
+            let app = manager(server, clock: DeviceClock())
             do {
                 _ = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
                 Issue.record("every proof is refused: no session")
@@ -105,7 +116,7 @@ struct DPoPClockTests {
             #expect(try await server.tokenRequests().map(\.status) == [400], "the clocks agree: nothing to re-date")
         }
         try await DPoPTestServer.with(["--refuse-proofs", "--clock-offset", "7200"]) { server async throws in
-            let app = manager(server, clock: ManualClock(Date()))
+            let app = manager(server, clock: DeviceClock())
             do {
                 _ = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
                 Issue.record("every proof is refused: no session")
@@ -114,10 +125,34 @@ struct DPoPClockTests {
         }
     }
 
+    @Test(
+        "a resource refuses a proof dated by a clock that changed: takeDPoPChallenge with the answer's Date says retry once, and the re-dated proof is accepted; without a Date, no retry"
+    )
+    func resourceProofRefusedForItsDate() async throws {
+        try await DPoPTestServer.with { server in
+            let app = manager(server, clock: DeviceClock())
+            _ = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
+            guard case .token(let token, _) = await app.freshAccessToken() else { Issue.record("an access token"); return }
+            // The server's clock jumps an hour (or the device's was corrected behind our back).
+            try await server.setClock(offset: 3600)
+            let stale = try #require(try await app.dpopProof(method: "GET", url: server.resourceURL, accessToken: token))
+            let refused = try await server.getResourceRaw(accessToken: token, proof: stale)
+            #expect(refused.status == 401 && refused.challenge == #"DPoP error="invalid_dpop_proof""#, "\(refused.status)")
+            // Without the Date: the device's own clock is taken, which dated the proof: no retry.
+            #expect(await !app.takeDPoPChallenge(status: 401, wwwAuthenticate: refused.challenge, dpopNonce: nil, for: server.resourceURL))
+            #expect(await app.takeDPoPChallenge(status: 401, wwwAuthenticate: refused.challenge, dpopNonce: nil, date: refused.date, for: server.resourceURL))
+            let redated = try #require(try await app.dpopProof(method: "GET", url: server.resourceURL, accessToken: token))
+            #expect(try await server.getResource(accessToken: token, proof: redated).status == 200)
+            // The token endpoint's next proof is dated the same way: the refresh goes through first time.
+            guard case .home = await app.refreshNow() else { Issue.record("the refresh goes home"); return }
+            #expect(try await server.tokenRequests().map(\.status) == [200, 200])
+        }
+    }
+
     @Test("the jkt the vault records and inspect shows is the RFC 7638 thumbprint jwcrypto computes of every proof's key")
     func recordedThumbprintIsTheServers() async throws {
         try await DPoPTestServer.with { server in
-            let app = manager(server, clock: ManualClock(Date()))
+            let app = manager(server, clock: DeviceClock())
             let session = try await app.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             guard case .home = await app.refreshNow() else { Issue.record("the refresh goes home"); return }
             let recorded = try #require(session.proofKeyThumbprint)

@@ -78,6 +78,7 @@ struct DPoPReviewTests {
             let before = try await server.log().count
             // Its access token dead by the device's clock too: no refresh without a proof either.
             clock.advance(by: 7200)
+            try await server.setClock(offset: 7200)  // two hours later for the server too
             let plain = manager(server, dpop: nil)
             let result = try await plain.signOut()
             guard case .failed(let detail) = result.server else { Issue.record("the server was not told: \(result.server)"); return }
@@ -108,6 +109,7 @@ struct DPoPReviewTests {
                 guard case .unavailable = error else { Issue.record("\(error)"); return }
             }
             clock.advance(by: 7200)
+            try await server.setClock(offset: 7200)  // two hours later for the server too
             let refreshed = await plain.refreshNow()
             guard case .unavailable = refreshed else { Issue.record("no refresh without a proof: \(refreshed)"); return }
             let background = await plain.backgroundAccessToken()
@@ -184,6 +186,7 @@ struct DPoPReviewTests {
             // The access token dead by the device's clock: refreshed (with the key) for the logout.
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             clock.advance(by: 7200)
+            try await server.setClock(offset: 7200)  // two hours later for the server too
             let dead = try await manager.signOut()
             #expect(dead.server == .ended, "\(dead.server)")
             let requests = try await server.log()
@@ -279,18 +282,18 @@ struct DPoPReviewTests {
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             let url = server.resourceURL
             #expect(
-                await manager.takeDPoPNonce(
+                await manager.takeDPoPChallenge(
                     status: 401, wwwAuthenticate: #"Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce""#, dpopNonce: "n-1", for: url))
             #expect(
-                await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: "n-1", for: url),
+                await !manager.takeDPoPChallenge(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: "n-1", for: url),
                 "the nonce the proof carried already")
-            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, dpopNonce: "n-2", for: url))
+            #expect(await !manager.takeDPoPChallenge(status: 401, wwwAuthenticate: #"Bearer error="use_dpop_nonce""#, dpopNonce: "n-2", for: url))
             #expect(
-                await !manager.takeDPoPNonce(
+                await !manager.takeDPoPChallenge(
                     status: 401, wwwAuthenticate: #"DPoP error="invalid_token", error_description="not use_dpop_nonce""#,
                     dpopNonce: "n-3", for: url))
-            #expect(await !manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: #"bad "nonce""#, for: url))
-            #expect(await manager.takeDPoPNonce(status: 401, wwwAuthenticate: #"dpop error=use_dpop_nonce"#, dpopNonce: "n-4", for: url))
+            #expect(await !manager.takeDPoPChallenge(status: 401, wwwAuthenticate: #"DPoP error="use_dpop_nonce""#, dpopNonce: #"bad "nonce""#, for: url))
+            #expect(await manager.takeDPoPChallenge(status: 401, wwwAuthenticate: #"dpop error=use_dpop_nonce"#, dpopNonce: "n-4", for: url))
         }
     }
 
@@ -303,7 +306,7 @@ struct DPoPReviewTests {
             let first = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
             #expect(
-                await manager.takeDPoPNonce(
+                await manager.takeDPoPChallenge(
                     status: challenged.status, wwwAuthenticate: challenged.challenge,
                     dpopNonce: challenged.nonce, for: server.resourceURL))
             let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))

@@ -194,14 +194,14 @@ struct DPoPTests {
             let challenged = try await server.getResourceRaw(accessToken: accessToken, proof: first)
             #expect(challenged.status == 401 && challenged.challenge == #"DPoP error="use_dpop_nonce""#)
             #expect(
-                await manager.takeDPoPNonce(
+                await manager.takeDPoPChallenge(
                     status: challenged.status, wwwAuthenticate: challenged.challenge,
                     dpopNonce: challenged.nonce, for: server.resourceURL))
             let second = try #require(try await manager.dpopProof(method: "GET", url: server.resourceURL, accessToken: accessToken))
             let retried = try await server.getResourceRaw(accessToken: accessToken, proof: second)
             #expect(retried.status == 200)
             // An answer that is no nonce challenge is not a reason to retry.
-            #expect(await !manager.takeDPoPNonce(status: 200, wwwAuthenticate: nil, dpopNonce: retried.nonce, for: server.resourceURL))
+            #expect(await !manager.takeDPoPChallenge(status: 200, wwwAuthenticate: nil, dpopNonce: retried.nonce, for: server.resourceURL))
             let log = try await server.log().filter { $0.path == "/resource" }
             #expect(log.map(\.status) == [401, 200] && log[0].nonce == nil && log[1].nonce == challenged.nonce)
         }
@@ -247,6 +247,7 @@ struct DPoPTests {
             }
             try FileManager.default.copyItem(atPath: fixture.path + ".key", toPath: copyPath + ".key")
             clock.advance(by: 7200)  // the access token is dead: a refresh would be sent
+            try await server.setClock(offset: 7200)  // two hours later for the server too
             let before = try await server.log().count
 
             let restored = manager(server, dpop: DPoPConfiguration(keyProvider: HeldOutsideProofKeyProvider(directory: keysElsewhere.path)), path: copyPath)
@@ -293,6 +294,7 @@ struct DPoPTests {
             let manager = manager(server, dpop: DPoPConfiguration(keyProvider: SwappingProofKeyProvider()))
             _ = try await manager.signIn(email: DPoPTestServer.email, password: DPoPTestServer.password)
             clock.advance(by: 7200)
+            try await server.setClock(offset: 7200)  // two hours later for the server too
             let before = try await server.log().count
             #expect(await manager.resume() == .login(reason: .wipedAfterCorruption(.invariantViolation), showExpiredMessage: false))
             let tombstone = try #require(Vault.tombstone(at: fixture.path))

@@ -43,15 +43,14 @@ public struct DPoPProver: Sendable {
     /// The `iat` a proof made now carries: the server's time as estimated from the device's.
     var issuedAt: Int64 { serverClock.issuedAt(deviceNow: clock(), recorded: recordedClockOffset) }
 
-    /// The offset (server minus device seconds) proofs are dated with now.
-    var clockOffset: TimeInterval { serverClock.offset ?? recordedClockOffset ?? 0 }
-
-    /// Records an authorization server answer's `Date`: the proofs after it are dated by it.
-    /// - Returns: whether the offset moved by more than `DPoPServerClock.meaningfulChange` from
-    ///   `previous` (a proof dated with `previous` may have been refused for its `iat`).
-    func measure(serverDate: Date, previous: TimeInterval) -> Bool {
-        guard let offset = serverClock.measure(serverDate: serverDate, deviceNow: clock()) else { return false }
-        return abs(offset - previous) > DPoPServerClock.meaningfulChange
+    /// Records the `Date` of an answer to a request signed with this prover (a custom
+    /// `SessionRefresher` calls it for its token endpoint's answers, as the shipped refreshers
+    /// do): the next proofs are dated by it.
+    /// - Returns: true when the latest proof was dated more than a few seconds away from the
+    ///   server's clock. A proof refused as `invalid_dpop_proof` is then worth sending once more
+    ///   with a new proof (once, never in a loop); for any other answer ignore it.
+    public func noteServerDate(_ date: Date) -> Bool {
+        serverClock.measure(serverDate: date, deviceNow: clock())
     }
 
     /// A proof for one request.

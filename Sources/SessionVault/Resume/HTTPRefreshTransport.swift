@@ -53,27 +53,41 @@ struct HTTPRefreshTransport: Sendable {
     /// The retry is made only when it can differ from the refused request: the nonce was taken
     /// (one a proof cannot carry is ignored) and is not the one the refused proof carried.
     ///
-    /// Every answer's `Date` header re-measures the server's clock the proofs are dated by
-    /// (`DPoPServerClock`). A proof refused as `invalid_dpop_proof` is sent once more when that
-    /// measurement moved the offset by more than `DPoPServerClock.meaningfulChange` (its `iat`
-    /// was likely outside the server's window: a device clock set wrong, or moved since the
-    /// offset was taken). The same single retry serves both: never more than two requests.
+    /// The `Date` of an answer that is the server's own (a success, or a refusal of the proof or
+    /// for its nonce; not a gateway's 5xx) re-measures the server's clock the proofs are dated by
+    /// (`DPoPServerClock`). A proof refused as `invalid_dpop_proof` is sent once more when the
+    /// refused proof was dated more than `DPoPServerClock.meaningfulChange` away from that
+    /// measurement (a device clock set wrong, or changed since the offset was taken; a refusal
+    /// without a `Date` falls back to the device's own clock). The same single retry serves the
+    /// nonce and the clock: never more than two requests. A server that checks the proof before
+    /// the grant (RFC 9449 §5) has spent nothing on the refused request.
     func exchange(_ url: URL, headers: [String: String], body: Data, prover: DPoPProver? = nil) async -> Result<(Data, HTTPURLResponse), NoAnswer> {
         let sentNonce = prover?.nonces.nonce(for: url, server: .authorization)
-        let sentOffset = prover?.clockOffset ?? 0
         var answer = await send(url, headers: headers, body: body, prover: prover)
         guard let prover, case .success(let (data, http)) = answer else { return answer }
         let nonce = http.value(forHTTPHeaderField: "DPoP-Nonce")
         let taken = nonce.map { prover.nonces.remember($0, for: url, server: .authorization) } ?? false
-        let clockMoved = Self.serverDate(of: http).map { prover.measure(serverDate: $0, previous: sentOffset) } ?? false
         let challenge = http.value(forHTTPHeaderField: "WWW-Authenticate")
-        let newNonce = taken && nonce != sentNonce && Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: challenge)
-        let redated = clockMoved && Self.refusesProof(status: http.statusCode, body: data, wwwAuthenticate: challenge)
+        let asksForNonce = Self.asksForNonce(status: http.statusCode, body: data, wwwAuthenticate: challenge)
+        let refused = Self.refusesProof(status: http.statusCode, body: data, wwwAuthenticate: challenge)
+        let newNonce = taken && nonce != sentNonce && asksForNonce
+        var redated = false
+        if (200..<300).contains(http.statusCode) || refused || asksForNonce,
+            let date = Self.serverDate(of: http) ?? (refused ? prover.clock() : nil)
+        {
+            redated = prover.noteServerDate(date) && refused
+        }
         if newNonce || redated {
             answer = await send(url, headers: headers, body: body, prover: prover)
-            if case .success(let (_, retried)) = answer {
+            if case .success(let (retriedData, retried)) = answer {
                 if let next = retried.value(forHTTPHeaderField: "DPoP-Nonce") { prover.remember(nonce: next, for: url) }
-                if let date = Self.serverDate(of: retried) { _ = prover.measure(serverDate: date, previous: prover.clockOffset) }
+                let retriedChallenge = retried.value(forHTTPHeaderField: "WWW-Authenticate")
+                if (200..<300).contains(retried.statusCode)
+                    || Self.refusesProof(status: retried.statusCode, body: retriedData, wwwAuthenticate: retriedChallenge),
+                    let date = Self.serverDate(of: retried)
+                {
+                    _ = prover.noteServerDate(date)
+                }
             }
         }
         return answer

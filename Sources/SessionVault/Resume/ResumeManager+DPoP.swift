@@ -108,26 +108,41 @@ extension ResumeManager {
         dpop?.nonces.remember(nonce, for: url, server: .resource)
     }
 
-    /// Reads a resource server's answer for RFC 9449's nonce challenge (§9: a 401 whose
-    /// `WWW-Authenticate` says `use_dpop_nonce`, with a `DPoP-Nonce` header): remembers the nonce
-    /// and says whether to send the request once more, with a new proof from
-    /// `dpopProof(method:url:accessToken:)`. Call it for the first answer only: a second
-    /// challenge is the server's final word, never a loop. Any `DPoP-Nonce` is remembered.
+    /// Reads a resource server's refusal for what one more try with a new proof from
+    /// `dpopProof(method:url:accessToken:)` can answer: RFC 9449's nonce challenge (§9: a 401
+    /// whose `WWW-Authenticate` says `use_dpop_nonce`, with a `DPoP-Nonce` header; the nonce is
+    /// remembered), or a proof refused as `invalid_dpop_proof` that was dated more than a few
+    /// seconds away from the server's `Date` (the device's clock changed since the offset was
+    /// measured; the answer's `Date` re-dates the next proofs). Call it for the first answer only:
+    /// a second refusal is the server's final word, never a loop. Any `DPoP-Nonce` is remembered.
     ///
     /// - Parameters:
     ///   - status: the answer's status code.
     ///   - wwwAuthenticate: its `WWW-Authenticate` header.
     ///   - dpopNonce: its `DPoP-Nonce` header.
+    ///   - date: its `Date` header (without one, a proof refused for its date is re-dated by the
+    ///     device's own clock).
     ///   - url: the request's URL (the nonce belongs to its server).
     /// - Returns: true when the request should be retried once with a new proof.
     ///
-    /// No retry for a nonce a proof cannot carry, or for the nonce remembered already (the proof
-    /// that was refused carried it: the same request again would be refused again).
-    public func takeDPoPNonce(status: Int, wwwAuthenticate: String?, dpopNonce: String?, for url: URL) -> Bool {
-        guard let dpop, let dpopNonce else { return false }
-        let previous = dpop.nonces.nonce(for: url, server: .resource)
-        guard dpop.nonces.remember(dpopNonce, for: url, server: .resource), dpopNonce != previous else { return false }
-        return HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
+    /// No retry for a nonce a proof cannot carry, for the nonce remembered already (the proof
+    /// that was refused carried it: the same request again would be refused again), or for a
+    /// refused proof whose date was right.
+    public func takeDPoPChallenge(status: Int, wwwAuthenticate: String?, dpopNonce: String?, date: String? = nil, for url: URL) -> Bool {
+        guard let dpop else { return false }
+        var retry = false
+        if let dpopNonce {
+            let previous = dpop.nonces.nonce(for: url, server: .resource)
+            if dpop.nonces.remember(dpopNonce, for: url, server: .resource), dpopNonce != previous {
+                retry = HTTPRefreshTransport.asksForNonce(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate)
+            }
+        }
+        if HTTPRefreshTransport.refusesProof(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate) {
+            let now = clock()
+            let serverDate = date.flatMap(HTTPRefreshTransport.parseHTTPDate) ?? now
+            if dpop.serverClock.measure(serverDate: serverDate, deviceNow: now) { retry = true }
+        }
+        return retry
     }
 
     /// Whether tokens that came back for a request that carried a proof may be kept: bound

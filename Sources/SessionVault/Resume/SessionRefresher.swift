@@ -9,7 +9,9 @@ public protocol SessionRefresher: Sendable {
 
     /// Sends the refresh token once with a DPoP proof made by `prover` (nil: none), as
     /// `refresh(using:)` otherwise. The shipped refreshers put the proof in the `DPoP` header,
-    /// remember the server's `DPoP-Nonce` and retry once on `use_dpop_nonce`. The default ignores
+    /// remember the server's `DPoP-Nonce`, report each answer's `Date` to
+    /// `DPoPProver.noteServerDate(_:)`, and retry once on `use_dpop_nonce` or on an
+    /// `invalid_dpop_proof` that call said was dated off the server's clock. The default ignores
     /// the prover and calls `refresh(using:)`: the bearer tokens such a refresher brings back are
     /// then reported as a downgrade (see `DPoPConfiguration.acceptsBearerDowngrade`).
     func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens

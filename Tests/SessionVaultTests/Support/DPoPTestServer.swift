@@ -120,13 +120,16 @@ final class DPoPTestServer: @unchecked Sendable {
 
     /// GET /resource as `getResource`, with the raw body, the `WWW-Authenticate` challenge and the
     /// `DPoP-Nonce` header.
-    func getResourceRaw(accessToken: Token, proof: String) async throws -> (status: Int, body: Data, challenge: String?, nonce: String?) {
+    func getResourceRaw(accessToken: Token, proof: String) async throws -> (status: Int, body: Data, challenge: String?, nonce: String?, date: String?) {
         var request = URLRequest(url: resourceURL)
         request.setValue("DPoP " + accessToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }, forHTTPHeaderField: "Authorization")
         request.setValue(proof, forHTTPHeaderField: "DPoP")
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
-        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "WWW-Authenticate"), http?.value(forHTTPHeaderField: "DPoP-Nonce"))
+        return (
+            http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "WWW-Authenticate"), http?.value(forHTTPHeaderField: "DPoP-Nonce"),
+            http?.value(forHTTPHeaderField: "Date")
+        )
     }
 
     /// GET /resource with `Authorization: DPoP <token>` and `proof`.
