@@ -49,7 +49,8 @@ struct APIFailureTests {
         (#"Bearerish error="invalid_token""#, false),
         (#"Newauth realm="x", error="invalid_token""#, false),
         (#"Bearer error="insufficient_scope", error_description="not an invalid_token""#, false),
-        (#"DPoP error="use_dpop_nonce""#, false)
+        (#"DPoP error="use_dpop_nonce""#, false),
+        (#"Bearer error_uri=https://api.example/?a=b, error="invalid_token""#, true)
     ])
     func challengeSaysInvalidTokenOnlyAsItsErrorParameter(header: String, refreshes: Bool) {
         let verdict = APIFailureVerdict.classify(status: 401, body: Data(), wwwAuthenticate: header)

@@ -9,8 +9,9 @@ struct AuthenticationChallenge: Equatable {
     /// The auth-params, names lowercased, values unquoted (a token68 credential is not kept).
     var parameters: [String: String]
 
-    /// The header's challenges, in order. Lenient: what it cannot read ends the parse with the
-    /// challenges read so far (a header is a server's text, never trusted to be well formed).
+    /// The header's challenges, in order. Lenient (a header is a server's text, never trusted to
+    /// be well formed): an element it cannot read is skipped up to the next comma, and an
+    /// unterminated quoted string ends the parse with the challenges read so far.
     static func parse(_ header: String) -> [AuthenticationChallenge] {
         let characters = Array(header.prefix(8 * 1024))
         var index = 0
@@ -43,7 +44,13 @@ struct AuthenticationChallenge: Equatable {
             skipSpaces()
             if index < characters.count, characters[index] == "," { index += 1; continue }
             let name = token()
-            guard !name.isEmpty else { break }
+            guard !name.isEmpty else {
+                // A stray '=' or quote (an unquoted value holding '=', a server's typo): the rest
+                // of this element is unreadable, the next one may not be.
+                index += 1
+                while index < characters.count, characters[index] != "," { index += 1 }
+                continue
+            }
             skipSpaces()
             if index < characters.count, characters[index] == "=" {
                 index += 1
