@@ -49,36 +49,10 @@ DECLARATION = re.compile(
 IDENTIFIER = re.compile(r"\b[A-Z][A-Za-z0-9_]*\b")
 
 
-def strip_comments_and_strings(text: str) -> str:
-    """Blanks comments and string literals so that prose naming a type is not a dependency."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-        elif text.startswith('"""', i):
-            j = text.find('"""', i + 3)
-            i = n if j < 0 else j + 3
-            out.append('""')
-        elif text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"' and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            out.append('""')
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def string_literals(text: str) -> str:
-    """The text of every string literal outside comments (interpolations included), one per line."""
-    out = []
+def split_code_and_strings(text: str) -> tuple:
+    """One scan of Swift source: (the code with comments dropped and every string literal
+    blanked to "", the text of every string literal outside comments, one per line)."""
+    code, literals = [], []
     i, n = 0, len(text)
     while i < n:
         if text.startswith("//", i):
@@ -90,17 +64,30 @@ def string_literals(text: str) -> str:
         elif text.startswith('"""', i):
             j = text.find('"""', i + 3)
             j = n if j < 0 else j
-            out.append(text[i + 3:j])
+            literals.append(text[i + 3:j])
+            code.append('""')
             i = j + 3
         elif text[i] == '"':
             j = i + 1
             while j < n and text[j] != '"' and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out.append(text[i + 1:j])
+            literals.append(text[i + 1:j])
+            code.append('""')
             i = j + 1
         else:
+            code.append(text[i])
             i += 1
-    return "\n".join(out)
+    return "".join(code), "\n".join(literals)
+
+
+def strip_comments_and_strings(text: str) -> str:
+    """Blanks comments and string literals so that prose naming a type is not a dependency."""
+    return split_code_and_strings(text)[0]
+
+
+def string_literals(text: str) -> str:
+    """The text of every string literal outside comments (interpolations included), one per line."""
+    return split_code_and_strings(text)[1]
 
 
 def table_names(root: pathlib.Path, migrations: pathlib.Path) -> set:
