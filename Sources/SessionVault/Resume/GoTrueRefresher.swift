@@ -28,20 +28,22 @@ public struct GoTrueRefresher: SessionRefresher {
 
     /// The refresh with a DPoP proof on the request when `prover` is given.
     public func refresh(using refreshToken: Token, prover: DPoPProver?) async throws(RefreshError) -> RefreshedTokens {
-        var components = URLComponents(url: baseURL.appendingPathComponent("token"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "grant_type", value: "refresh_token")]
-        guard let url = components?.url else { throw .network("invalid base URL") }
+        guard let url = tokenURL(grantType: "refresh_token") else { throw .network("invalid base URL") }
         var body = Data(#"{"refresh_token":""#.utf8)
         refreshToken.withRevealedBytes { body.append(contentsOf: JSONText.escaped($0)) }
         body.append(contentsOf: Array(#""}"#.utf8))
-        return try await transport.post(
-            url,
-            headers: [
-                "apikey": apiKey,
-                "Content-Type": "application/json",
-                "Accept": "application/json"
-            ], body: body, prover: prover)
+        return try await transport.post(url, headers: jsonHeaders, body: body, prover: prover)
     }
+
+    /// `{baseURL}/token?grant_type=…`: GoTrue names the grant in the query, not the body.
+    func tokenURL(grantType: String) -> URL? {
+        var components = URLComponents(url: baseURL.appendingPathComponent("token"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "grant_type", value: grantType)]
+        return components?.url
+    }
+
+    /// The headers of GoTrue's JSON token requests: the project's `apikey`, JSON both ways.
+    var jsonHeaders: [String: String] { ["apikey": apiKey, "Content-Type": "application/json", "Accept": "application/json"] }
 }
 
 extension GoTrueRefresher {
@@ -51,21 +53,13 @@ extension GoTrueRefresher {
     ///
     /// The password goes from locked memory into the body without becoming a `String` again.
     func passwordSignIn(email: String, password: SecretBytes, prover: DPoPProver? = nil) async throws(SignInError) -> HTTPRefreshTransport.SignInAnswer {
-        var components = URLComponents(url: baseURL.appendingPathComponent("token"), resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "grant_type", value: "password")]
-        guard let url = components?.url else { throw .network("invalid base URL") }
+        guard let url = tokenURL(grantType: "password") else { throw .network("invalid base URL") }
         var body = Data(#"{"email":""#.utf8)
         body.append(contentsOf: JSONText.escaped(Array(email.utf8)))
         body.append(contentsOf: Array(#"","password":""#.utf8))
         password.withUnsafeBytes { body.append(contentsOf: JSONText.escaped($0)) }
         body.append(contentsOf: Array(#""}"#.utf8))
-        return try await transport.postSignIn(
-            url,
-            headers: [
-                "apikey": apiKey,
-                "Content-Type": "application/json",
-                "Accept": "application/json"
-            ], body: body, codeExchange: false, prover: prover)
+        return try await transport.postSignIn(url, headers: jsonHeaders, body: body, codeExchange: false, prover: prover)
     }
 }
 
