@@ -31,8 +31,25 @@ public struct Tombstone: Sendable, Equatable, Codable {
             throw error
         }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom(wholeSecondsDate)
         return try? decoder.decode(Tombstone.self, from: Data(bytes))
+    }
+
+    /// The tombstone's time as written: ISO 8601, whole seconds. A time with a fraction (from
+    /// another writer, or edited by hand) is read down to its second. Foundation's `.iso8601`
+    /// reading accepts a fraction on Linux, and its writing drops it, so a tombstone read and
+    /// written back read as a different time (found by the fuzz harness); on Apple platforms
+    /// the same strategy refuses the fraction, so one file read differently per platform.
+    private static func wholeSecondsDate(_ decoder: any Decoder) throws -> Date {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        guard let date = withFraction.date(from: text) ?? plain.date(from: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
+        }
+        return Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
     }
 
     package func write(to path: String) throws(FileIOError) {
