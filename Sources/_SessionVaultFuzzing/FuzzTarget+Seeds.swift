@@ -170,10 +170,13 @@ extension FuzzTarget {
             try Tombstone(reason: kind, detail: detail, wipedAt: Date(timeIntervalSince1970: 1_763_900_000)).write(to: path)
             seeds.append(("\(kind.rawValue).json", try FileIO.read(path)))
         }
-        // Not the library's own output: a time with a fraction of a second, which Foundation's
-        // ISO 8601 reading once kept on Linux and its writing dropped (a finding, kept as a seed).
-        let fraction = #"{"detail":"d","reason":"rollback","version":"0.1.0","wipedAt":"2025-11-23T12:13:20.5Z"}"#
-        seeds.append(("fraction.json", Array(fraction.utf8)))
+        // Not the library's own output: times Foundation's lenient ISO 8601 reading on Linux
+        // took and its writing did not give back (findings, kept as seeds): a fraction of a
+        // second, a seven-digit year with text after it.
+        for (name, time) in [("fraction", "2025-11-23T12:13:20.5Z"), ("long-year", "2050000-01-01T00:00:00Z-11-23T12:13:20Z")] {
+            let json = #"{"detail":"d","reason":"rollback","version":"0.1.0","wipedAt":"\#(time)"}"#
+            seeds.append(("\(name).json", Array(json.utf8)))
+        }
         try? FileManager.default.removeItem(atPath: path)
         return seeds
     }

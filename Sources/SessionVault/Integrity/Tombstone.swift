@@ -35,26 +35,62 @@ public struct Tombstone: Sendable, Equatable, Codable {
         return try? decoder.decode(Tombstone.self, from: Data(bytes))
     }
 
-    /// The tombstone's time as written: ISO 8601, whole seconds. A time with a fraction (from
-    /// another writer, or edited by hand) is read down to its second. Foundation's `.iso8601`
-    /// reading accepts a fraction on Linux, and its writing drops it, so a tombstone read and
-    /// written back read as a different time (found by the fuzz harness); on Apple platforms
-    /// the same strategy refuses the fraction, so one file read differently per platform.
+    /// The tombstone's time as written: ISO 8601 (RFC 3339's shape, a four-digit year), whole
+    /// seconds. A time with a fraction (from another writer, or edited by hand) is read down to
+    /// its second. Read strictly, because Foundation's own ISO 8601 reading is lenient on Linux
+    /// (a fraction kept that its writing drops; a seven-digit year with text after it accepted)
+    /// and stricter on Apple platforms: a tombstone that reads must read the same everywhere,
+    /// and the same again once this library writes it back (both found by the fuzz harness).
     private static func wholeSecondsDate(_ decoder: any Decoder) throws -> Date {
         let text = try decoder.singleValueContainer().decode(String.self)
         let withFraction = ISO8601DateFormatter()
         withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        guard let date = withFraction.date(from: text) ?? plain.date(from: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time"))
+        let written = writtenTimeFormatter()
+        guard hasInternetDateTimeShape(text), let read = withFraction.date(from: text) ?? written.date(from: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 time"))
         }
-        return Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
+        let date = Date(timeIntervalSinceReferenceDate: read.timeIntervalSinceReferenceDate.rounded(.down))
+        // Only a time this library can write back as itself (a year past 9999 cannot be).
+        guard written.date(from: written.string(from: date)) == date else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a time that cannot be written back"))
+        }
+        return date
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS`, an optional fraction of 1 to 9 digits, then `Z` or `±HH:MM`.
+    static func hasInternetDateTimeShape(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func isDigit(_ index: Int) -> Bool { index < bytes.count && bytes[index] >= UInt8(ascii: "0") && bytes[index] <= UInt8(ascii: "9") }
+        func digits(_ range: Range<Int>) -> Bool { range.allSatisfy(isDigit) }
+        func byte(_ index: Int, is character: Unicode.Scalar) -> Bool { index < bytes.count && bytes[index] == UInt8(ascii: character) }
+        guard digits(0..<4), byte(4, is: "-"), digits(5..<7), byte(7, is: "-"), digits(8..<10), byte(10, is: "T"),
+            digits(11..<13), byte(13, is: ":"), digits(14..<16), byte(16, is: ":"), digits(17..<19)
+        else { return false }
+        var index = 19
+        if byte(index, is: ".") {
+            let start = index + 1
+            index = start
+            while isDigit(index) { index += 1 }
+            guard (1...9).contains(index - start) else { return false }
+        }
+        if byte(index, is: "Z") { return index + 1 == bytes.count }
+        guard byte(index, is: "+") || byte(index, is: "-") else { return false }
+        return bytes.count == index + 6 && digits(index + 1..<index + 3) && byte(index + 3, is: ":") && digits(index + 4..<index + 6)
+    }
+
+    /// The one form a tombstone's time is written in (and read back by).
+    private static func writtenTimeFormatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter
     }
 
     package func write(to path: String) throws(FileIOError) {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Self.writtenTimeFormatter().string(from: date))
+        }
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
         try FileIO.writeAtomically(path, contents: Array(data), mode: 0o600, overwrite: true)
