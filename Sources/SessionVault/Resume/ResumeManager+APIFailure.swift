@@ -26,8 +26,11 @@ extension ResumeManager {
         guard let vault = try? self.vault else { return await resume() }
         let current: Session
         do {
-            guard let session = try await vault.currentSession(), let sent = sentToken.fingerprint,
-                session.accessTokenFingerprint == sent, unsavedRotation == nil
+            // The token's value, not its fingerprint: a rekey (here or in another process)
+            // fingerprints every token again with the new key, so a token handed out before it
+            // has a fingerprint the vault no longer shows, and its failure would read as late.
+            guard let session = try await vault.currentSession(), let held = try await vault.accessToken(),
+                held.hasSameValue(as: sentToken), unsavedRotation == nil
             else {
                 // Late: an answer to a token that is no longer the one in use.
                 logger.notice(
