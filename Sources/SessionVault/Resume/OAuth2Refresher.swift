@@ -86,10 +86,12 @@ enum FormText {
 extension OAuth2Refresher: SessionTerminator {
     /// RFC 7009: `POST revocation_endpoint` with `token=<refresh token>`,
     /// `token_type_hint=refresh_token` and `client_id`. Revoking the refresh token ends the grant
-    /// (the scope has no meaning here). Without a revocation endpoint: `.notSupported`.
+    /// (`local` and `global` alike: the grant is all RFC 7009 can name). Scope `others` is
+    /// `.notSupported` and sends nothing: the one token revocation can name is this device's,
+    /// which `others` keeps. Without a revocation endpoint: `.notSupported`.
     /// A refused client (401 `invalid_client`) is `.clientRejected`: nothing was revoked.
     public func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut {
-        guard let revocationEndpoint else { return .notSupported }
+        guard let revocationEndpoint, scope != .others else { return .notSupported }
         guard let token = refreshToken ?? accessToken else { return .alreadyEnded }
         var body = Data("token=".utf8)
         token.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }

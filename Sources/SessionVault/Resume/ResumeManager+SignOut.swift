@@ -12,6 +12,11 @@ extension ResumeManager {
     /// revocation, and for OIDC an end-session URL for the app to open. What the server says is
     /// reported and audited; it never undoes the local sign-out.
     ///
+    /// Scope `.others` is not a sign-out of this device: it asks the server to end the user's
+    /// *other* sessions and leaves this one signed in, vault and all (as supabase-swift and
+    /// supabase-js do). Clearing the vault there would leave this device's server session alive
+    /// with no token left anywhere to end it. See `signOutOtherSessions()` below for what it does.
+    ///
     /// Before it reads the tokens, sign-out takes the refresh lock (the `flock` beside the vault
     /// that every refresh holds, in this process and in others), so that it ends the session with
     /// the last tokens the server issued, and no refresh can send a token after it returned. It
@@ -28,6 +33,7 @@ extension ResumeManager {
     /// What the result promises about the server session: see `SignOutResult`.
     /// - Throws: only when the local sign-out itself failed (the vault cannot be written now).
     public func signOut(scope: SignOutScope = .local) async throws(VaultError) -> SignOutResult {
+        if scope == .others { return await signOutOtherSessions() }
         let vault = try self.vault
         let lock = try refreshLock(for: vault)
         let held = await takeRefreshLockForSignOut(lock)
@@ -61,10 +67,67 @@ extension ResumeManager {
                 "signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
                 "signOut.refreshInFlight": "\(!held)"
             ])
-        return SignOutResult(
-            server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held,
-            serverKeepsThisSession: scope == .others)
+        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held)
     }
+
+    /// Scope `.others`: the server ends every session of the user but this one; the vault keeps
+    /// its session. Ending them needs this session's live access token (GoTrue's logout is
+    /// authenticated by it), taken as an API call takes one (`freshAccessToken()`: the idle lock
+    /// holds, a due token is refreshed once, single-flight, and the rotation is stored). When
+    /// the server refuses that token anyway (a device clock running late) the session is
+    /// refreshed once (`refreshNow()`, stored) and asked once more: never a loop. Nothing is sent
+    /// when no live token can be had (`.failed`, saying why), nor for a session that has ended
+    /// (`.noSession`). A terminator that cannot end only the other sessions answers
+    /// `.notSupported` (RFC 7009 revocation names one token: this device's own).
+    private func signOutOtherSessions() async -> SignOutResult {
+        guard let terminator = refresher as? any SessionTerminator else {
+            return SignOutResult(server: .notSupported, endSessionURL: nil, serverKeepsThisSession: true)
+        }
+        var server = await endOtherSessions(terminator)
+        if server == .accessTokenRejected {
+            switch await refreshNow() {
+            case .home: server = await endOtherSessions(terminator)
+            case .login: server = .alreadyEnded
+            case .locked, .offline, .unavailable: break
+            }
+        }
+        try? await openedVault?.recordAudit(.serverSignOut, reason: "\(SignOutScope.others.rawValue):\(server.code)")
+        logger.info("other sessions signed out", metadata: ["signOut.scope": "\(SignOutScope.others.rawValue)", "signOut.server": "\(server.code)"])
+        return SignOutResult(server: server, endSessionURL: nil, serverKeepsThisSession: true)
+    }
+
+    /// One request to end the other sessions, with this session's tokens as they are now.
+    private func endOtherSessions(_ terminator: any SessionTerminator) async -> ServerSignOut {
+        let session: Session, access: Token?
+        if terminator.endsSessionWithAccessToken {
+            switch await freshAccessToken() {
+            case .token(let token, let current): (session, access) = (current, token)
+            case .sessionEnded: return .noSession
+            case .locked: return .failed(Self.othersNeedUnlock)
+            case .offline: return .failed(Self.othersNeedServer)
+            case .unavailable(_, let detail): return .failed("the vault cannot be read now: \(detail)")
+            }
+        } else {
+            do {
+                guard let current = try await vault.currentSession() else { return .noSession }
+                (session, access) = (current, try await vault.accessToken())
+            } catch {
+                return .failed("the vault cannot be read now: \(error)")
+            }
+        }
+        let refresh: Token?
+        do { refresh = try await vault.refreshToken() } catch { return .failed("the vault cannot be read now: \(error)") }
+        let prover = await proverForSignOut(session, in: try? vault)
+        if session.proofKeyThumbprint != nil, prover == nil, terminator.endsSessionWithAccessToken {
+            return .failed(Self.boundWithoutProofForSignOut)
+        }
+        return await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: .others, prover: prover)
+    }
+
+    /// Why the other sessions were not ended: the idle lock (or a failed unlock) holds the token.
+    static let othersNeedUnlock = "the session is locked: unlock it, then sign the other sessions out"
+    /// Why the other sessions were not ended: no live access token could be had from the server.
+    static let othersNeedServer = "no live access token: the server could not be reached (or asked to wait) for a refresh"
 
     /// Tells the server, refreshing first (or once after a refusal) when the terminator needs a
     /// live access token and `mayRefresh` (this sign-out held the refresh lock when it read the
@@ -131,8 +194,8 @@ extension ResumeManager {
     /// The prover of a DPoP `session` for its sign-out, without side effects: a key that is
     /// lost, unavailable or not the recorded one gives none (a logout authenticated by the
     /// access token is then not sent; the local sign-out happens regardless).
-    private func proverForSignOut(_ session: Session?, in vault: Vault) async -> DPoPProver? {
-        guard let dpop, let session, let thumbprint = session.proofKeyThumbprint else { return nil }
+    private func proverForSignOut(_ session: Session?, in vault: Vault?) async -> DPoPProver? {
+        guard let dpop, let vault, let session, let thumbprint = session.proofKeyThumbprint else { return nil }
         guard let stored = try? await vault.currentProofKey(), stored.sessionID == session.id,
             let storedForm = stored.stored
         else { return nil }
@@ -188,7 +251,8 @@ extension ResumeManager {
     }
 }
 
-/// The result of `ResumeManager.signOut(scope:)`: the vault is already cleared when it returns.
+/// The result of `ResumeManager.signOut(scope:)`: the vault is already cleared when it returns
+/// (scopes `local` and `global`; scope `others` keeps this device signed in).
 ///
 /// What it says about the server session, case by case:
 /// - `server` is `.ended`, `.alreadyEnded` or `.noSession` and `refreshWasInFlight` is false:
@@ -197,9 +261,9 @@ extension ResumeManager {
 ///   `refreshWaitLimit`; its refresh may bring tokens this sign-out never saw. That holder finds
 ///   the session gone when its answer arrives and ends the server session with what it received;
 ///   until then (or for ever, if that process dies first) the server may hold a session.
-/// - scope `others`: the server ends the user's other sessions and keeps this one by design,
-///   while the vault was cleared: this device's server session lives on until it expires, so
-///   `serverSessionMayOutlive` is true whatever `server` says.
+/// - scope `others`: the server ends the user's other sessions (`server` is `.ended` when it
+///   did) and keeps this one, which the vault keeps too: `serverSessionMayOutlive` is true
+///   whatever `server` says.
 /// - anything else (offline, refused, unsupported): the server session lives until the server
 ///   ends it by its own expiry. SessionVault keeps no copy of the tokens to retry with: after a
 ///   sign-out nothing in the vault's files can act as the user.
@@ -213,12 +277,12 @@ public struct SignOutResult: Sendable, Equatable {
     /// for it (see `ResumeManager.refreshWaitLimit`).
     public let refreshWasInFlight: Bool
 
-    /// The sign-out asked the server to keep this device's session (scope `others`).
+    /// The sign-out kept this device's session, here and at the server (scope `others`).
     let serverKeepsThisSession: Bool
 
     /// Whether the server may still hold a session for this user on this device: true unless the
     /// server confirmed it holds none and no refresh elsewhere can have made a new token (and
-    /// always after scope `others`, which leaves this device's server session alone).
+    /// always after scope `others`, which keeps this device signed in).
     public var serverSessionMayOutlive: Bool { !server.serverSessionGone || refreshWasInFlight || serverKeepsThisSession }
 
     init(server: ServerSignOut, endSessionURL: URL?, refreshWasInFlight: Bool = false, serverKeepsThisSession: Bool = false) {

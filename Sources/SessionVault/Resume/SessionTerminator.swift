@@ -9,7 +9,8 @@ public protocol SessionTerminator: Sendable {
     /// `ServerSignOut` the caller reports. Answer `.alreadyEnded` only when the server said it
     /// holds no session for these tokens, and `.accessTokenRejected` when it refused the access
     /// token without looking at the session (`ResumeManager.signOut` then refreshes once and asks
-    /// again).
+    /// again). With scope `.others` the vault still holds these tokens and keeps them: end only
+    /// the user's other sessions, or answer `.notSupported` and send nothing.
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut
     /// The same for a DPoP-bound session (RFC 9449): `prover` is the session's, taken before the
     /// vault was cleared, for a request that carries the access token (`Authorization: DPoP`
@@ -40,7 +41,8 @@ public enum SignOutScope: String, Sendable, Equatable, CaseIterable {
     case local
     /// Every session of the user, on every device.
     case global
-    /// Every session of the user except this one.
+    /// Every session of the user except this one, which stays signed in on this device and at
+    /// the server (`ResumeManager.signOut(scope:)` leaves the vault as it is).
     case others
 }
 

@@ -613,7 +613,64 @@ final class HistoryRun {
         return "401 \(bound ? "bound" : "late") " + check(index, classify(outcome), want, before: before)
     }
 
+    /// Scope `others`: this device stays signed in. The logout goes out with a live access
+    /// token taken as `freshAccessToken()` takes one; a token the server refuses as expired (the
+    /// device's clock behind the server's) costs one more refresh and one more logout.
+    func signOutOthers(_ index: Int, actor: Int) async -> String {
+        let before = server.refreshRequests, logoutsBefore = server.logoutRequests
+        var want = expected(for: model.path(await view(actor), now: device.now, forUser: true), actor: actor)
+        let held = try? await managers[actor].vault.accessToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+        var wantServer: String, wantLogouts = 0
+        switch want.0 {
+        case .ended: wantServer = "noSession"
+        case .locked, .offline: wantServer = "failed"
+        case .token:
+            wantLogouts = 1
+            // A fault queued now meets the logout (a refresh that met one answered offline).
+            if server.nextFault != nil {
+                wantServer = "failed"
+            } else {
+                switch want.1 == 1 ? .live : server.judge(accessToken: held ?? "") {
+                case .live: wantServer = "ended"
+                case .revoked: wantServer = "alreadyEnded"
+                case .unknown:
+                    fail(index, "the vault holds an access token the server never issued")
+                    return "unknown token"
+                case .expired:
+                    let again = resolveRefresh(actor)
+                    want.1 += again.1
+                    switch again.0 {
+                    case .token: (wantServer, wantLogouts) = ("ended", 2)
+                    case .ended: wantServer = "alreadyEnded"
+                    case .locked, .offline: wantServer = "accessTokenRejected"
+                    }
+                }
+            }
+        }
+        let result: SignOutResult
+        do {
+            result = try await managers[actor].signOut(scope: .others)
+        } catch {
+            fail(index, "sign-out of the other sessions threw \(error)")
+            return "failed"
+        }
+        texts.append("\(result)")
+        let sent = server.refreshRequests - before, logouts = server.logoutRequests - logoutsBefore
+        if result.server.code != wantServer { fail(index, "others answered \(result.server.code), the model expected \(wantServer)") }
+        if sent != want.1 { fail(index, "others sent \(sent) refresh requests, the model expected \(want.1)") }
+        if logouts != wantLogouts { fail(index, "others sent \(logouts) logouts, the model expected \(wantLogouts)") }
+        if !result.serverSessionMayOutlive { fail(index, "others said this device's server session is gone") }
+        if result.server == .ended, let family = model.family {
+            if !server.isLive(family: family) { fail(index, "others ended this device's own server session") }
+            if let other = server.allFamilies.indices.first(where: { $0 != family && server.isLive(family: $0) }) {
+                fail(index, "others left family \(other) alive at the server")
+            }
+        }
+        return "others \(result.server.code)"
+    }
+
     func signOut(_ index: Int, actor: Int, scope: SignOutScope) async -> String {
+        if scope == .others { return await signOutOthers(index, actor: actor) }
         forgiveLostRotation()
         let family = model.family
         model.family = nil
