@@ -29,6 +29,9 @@ extension ResumeManager {
         }
     }
 
+    /// How long the loop waits before it tries again to store a rotation kept in memory.
+    static let unsavedRotationRetryInterval: TimeInterval = 5
+
     /// Stops the auto-refresh; no timer is left running. A refresh already under way finishes
     /// (its result is stored), but no new one starts.
     public func stopAutoRefresh() {
@@ -67,6 +70,19 @@ extension ResumeManager {
                 // Not now (a locked keystore after a restart): look again a little later.
                 logger.debug("auto-refresh waits: the vault cannot be opened now")
                 do { try await clock.sleep(until: clock.now().addingTimeInterval(5)) } catch { return }
+                continue
+            }
+            // A rotation the disk could not take is the only copy of the session's new tokens:
+            // it is stored before anything is decided, and while the disk stays full the loop
+            // waits between attempts. The vault still shows the due session meanwhile, so
+            // deciding on it (`refreshNow()` answers `.home` from memory) went round at once,
+            // a failed write per turn, as fast as the loop could turn.
+            if unsavedRotation != nil {
+                _ = await storeUnsavedRotation()
+                if unsavedRotation != nil {
+                    logger.debug("auto-refresh waits: rotated tokens are kept in memory until the disk has room")
+                    do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.unsavedRotationRetryInterval)) } catch { return }
+                }
                 continue
             }
             let current: Session?
