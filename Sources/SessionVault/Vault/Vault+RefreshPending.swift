@@ -23,9 +23,11 @@ extension Vault {
         }
     }
 
-    /// The space the reserve holds for a rotation: more than a rotation writes (the session's row
-    /// with two sealed tokens, the state row, an audit slot, the b-tree pages above them), which
-    /// measured 44–52 KiB of free space failing the rotation's commit.
+    /// The space the reserve holds for a rotation: more than a rotation of tokens of the usual
+    /// size writes (the session's row with two sealed tokens, the state row, an audit slot, the
+    /// b-tree pages above them), which measured 44–52 KiB of free space failing the rotation's
+    /// commit. A server may answer with larger tokens than any it issued before (nothing bounds
+    /// a token response): such a rotation can still meet a full disk, and is kept in memory.
     static let rotationReserveBytes = 96 * 1024
 
     /// Makes the rotation's space certain before the token is sent. A reserve row of
