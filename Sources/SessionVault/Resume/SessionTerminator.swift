@@ -14,7 +14,12 @@ public protocol SessionTerminator: Sendable {
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut
     /// The same for a DPoP-bound session (RFC 9449): `prover` is the session's, taken before the
     /// vault was cleared, for a request that carries the access token (`Authorization: DPoP`
-    /// with a `DPoP` proof). Nil for a bearer session. By default the prover is not used.
+    /// with a `DPoP` proof). Nil for a bearer session, and for a bound one whose key is lost or
+    /// that this manager cannot prove (no `DPoPConfiguration`). By default the prover is not
+    /// used. A bound session's tokens are handed to a terminator that does not end sessions
+    /// with the access token too (`OAuth2Refresher` names them in a revocation body, which
+    /// presents neither): never send one as a `Bearer` credential; the server refuses it, and
+    /// the token has then been shown to whoever is on the path without its proof.
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut
     /// The URL for RP-initiated logout, when the server has one.
     func endSessionURL() -> URL?
