@@ -103,6 +103,10 @@ extension OAuth2Refresher: SessionTerminator {
         }
     }
 
+    /// RFC 7009 revokes the one token it names, this device's own: it cannot end only the
+    /// others.
+    public func canEnd(_ scope: SignOutScope) -> Bool { scope != .others }
+
     /// OIDC RP-initiated logout: `end_session_endpoint?client_id=…&post_logout_redirect_uri=…`.
     public func endSessionURL() -> URL? {
         guard let endSessionEndpoint, var components = URLComponents(url: endSessionEndpoint, resolvingAgainstBaseURL: false) else { return nil }

@@ -7,7 +7,8 @@ extension ResumeManager {
     /// (`.accessTokenRejected`: one refresh, one more logout).
     static let signOutAccessMargin: TimeInterval = 60
 
-    /// Signs the user out: the vault is cleared, always (offline too), then the server is told
+    /// Signs the user out (scopes `.local` and `.global`): the vault is cleared, always (offline
+    /// too), then the server is told
     /// when the refresher can (`SessionTerminator`): GoTrue `POST /logout?scope=…`, RFC 7009
     /// revocation, and for OIDC an end-session URL for the app to open. What the server says is
     /// reported and audited; it never undoes the local sign-out.
@@ -15,7 +16,10 @@ extension ResumeManager {
     /// Scope `.others` is not a sign-out of this device: it asks the server to end the user's
     /// *other* sessions and leaves this one signed in, vault and all (as supabase-swift and
     /// supabase-js do). Clearing the vault there would leave this device's server session alive
-    /// with no token left anywhere to end it. See `signOutOtherSessions()` below for what it does.
+    /// with no token left anywhere to end it. Its tokens are taken as an API call takes them
+    /// (refreshed and stored when due; the idle lock holds); it never throws (`server` says what
+    /// stopped it), and `.noSession` there means this device has no session: show the login.
+    /// The rest of this description is about `.local` and `.global`.
     ///
     /// Before it reads the tokens, sign-out takes the refresh lock (the `flock` beside the vault
     /// that every refresh holds, in this process and in others), so that it ends the session with
@@ -71,24 +75,30 @@ extension ResumeManager {
     }
 
     /// Scope `.others`: the server ends every session of the user but this one; the vault keeps
-    /// its session. Ending them needs this session's live access token (GoTrue's logout is
-    /// authenticated by it), taken as an API call takes one (`freshAccessToken()`: the idle lock
-    /// holds, a due token is refreshed once, single-flight, and the rotation is stored). When
-    /// the server refuses that token anyway (a device clock running late) the session is
-    /// refreshed once (`refreshNow()`, stored) and asked once more: never a loop. Nothing is sent
-    /// when no live token can be had (`.failed`, saying why), nor for a session that has ended
-    /// (`.noSession`). A terminator that cannot end only the other sessions answers
-    /// `.notSupported` (RFC 7009 revocation names one token: this device's own).
+    /// its session. The request goes out with this session's live tokens, taken as an API call
+    /// takes them (`freshAccessToken()`, whatever the terminator: the session's rules hold for
+    /// a custom one too): the idle lock holds (or the biometric prompt, as for any call), a due
+    /// token is refreshed once, single-flight, and the rotation is stored; a damaged vault is
+    /// recovered as for any call. When the server refuses a token this device thought alive (its
+    /// clock running late), that same session is refreshed once and asked once more, never
+    /// after a refresh this call already made, never for a session that replaced it meanwhile:
+    /// no loop, no third request. Nothing is sent when no live token can be had (`.failed`,
+    /// saying why), nor when this device has no session, or its session ended just now
+    /// (`.noSession`: show the login). A terminator that cannot end only the other sessions
+    /// (`SessionTerminator.canEnd(_:)`; RFC 7009 revocation names one token, this device's own)
+    /// is `.notSupported` before anything is read or sent.
     private func signOutOtherSessions() async -> SignOutResult {
-        guard let terminator = refresher as? any SessionTerminator else {
+        guard let terminator = refresher as? any SessionTerminator, terminator.canEnd(.others) else {
             return SignOutResult(server: .notSupported, endSessionURL: nil, serverKeepsThisSession: true)
         }
-        var server = await endOtherSessions(terminator)
-        if server == .accessTokenRejected {
-            switch await refreshNow() {
-            case .home: server = await endOtherSessions(terminator)
-            case .login: server = .alreadyEnded
-            case .locked, .offline, .unavailable: break
+        let first = await endOtherSessions(terminator)
+        var server = first.server
+        if server == .accessTokenRejected, let used = first.session, !first.refreshed {
+            switch await refresh(expected: used) {
+            case .home(let current) where current.id == used.id: server = await endOtherSessions(terminator).server
+            case .login: server = .noSession
+            // Another session is current now: its other sessions are not this call's to end.
+            case .home, .locked, .offline, .unavailable: break
             }
         }
         try? await openedVault?.recordAudit(.serverSignOut, reason: "\(SignOutScope.others.rawValue):\(server.code)")
@@ -96,32 +106,32 @@ extension ResumeManager {
         return SignOutResult(server: server, endSessionURL: nil, serverKeepsThisSession: true)
     }
 
-    /// One request to end the other sessions, with this session's tokens as they are now.
-    private func endOtherSessions(_ terminator: any SessionTerminator) async -> ServerSignOut {
-        let session: Session, access: Token?
-        if terminator.endsSessionWithAccessToken {
-            switch await freshAccessToken() {
-            case .token(let token, let current): (session, access) = (current, token)
-            case .sessionEnded: return .noSession
-            case .locked: return .failed(Self.othersNeedUnlock)
-            case .offline: return .failed(Self.othersNeedServer)
-            case .unavailable(_, let detail): return .failed("the vault cannot be read now: \(detail)")
-            }
-        } else {
-            do {
-                guard let current = try await vault.currentSession() else { return .noSession }
-                (session, access) = (current, try await vault.accessToken())
-            } catch {
-                return .failed("the vault cannot be read now: \(error)")
-            }
+    /// One request to end the other sessions, with this session's tokens as they are now: what
+    /// the server said, the session whose tokens went out, and whether this call refreshed them.
+    private func endOtherSessions(_ terminator: any SessionTerminator) async -> (server: ServerSignOut, session: Session?, refreshed: Bool) {
+        let before = try? await vault.currentSession()
+        let session: Session, access: Token
+        switch await freshAccessToken() {
+        case .token(let token, let current): (session, access) = (current, token)
+        case .sessionEnded: return (.noSession, nil, false)
+        case .locked: return (.failed(Self.othersNeedUnlock), nil, false)
+        case .offline: return (.failed(Self.othersNeedServer), nil, false)
+        case .unavailable(_, let detail): return (.failed("the vault cannot be read now: \(detail)"), nil, false)
         }
+        let refreshed = before?.id != session.id || before?.tokenVersion != session.tokenVersion
+        // A rotation the disk could not take yet holds the only live refresh token.
         let refresh: Token?
-        do { refresh = try await vault.refreshToken() } catch { return .failed("the vault cannot be read now: \(error)") }
+        if let unsaved = unsavedRotation, unsaved.sessionID == session.id, let rotated = unsaved.refreshed.response.refreshToken {
+            refresh = rotated
+        } else {
+            do { refresh = try await vault.refreshToken() } catch { return (.failed("the vault cannot be read now: \(error)"), session, refreshed) }
+        }
         let prover = await proverForSignOut(session, in: try? vault)
         if session.proofKeyThumbprint != nil, prover == nil, terminator.endsSessionWithAccessToken {
-            return .failed(Self.boundWithoutProofForSignOut)
+            return (.failed(Self.boundWithoutProofForSignOut), session, refreshed)
         }
-        return await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: .others, prover: prover)
+        let server = await terminator.endServerSession(refreshToken: refresh, accessToken: access, scope: .others, prover: prover)
+        return (server, session, refreshed)
     }
 
     /// Why the other sessions were not ended: the idle lock (or a failed unlock) holds the token.
@@ -255,15 +265,16 @@ extension ResumeManager {
 /// (scopes `local` and `global`; scope `others` keeps this device signed in).
 ///
 /// What it says about the server session, case by case:
-/// - `server` is `.ended`, `.alreadyEnded` or `.noSession` and `refreshWasInFlight` is false:
-///   the server holds no session for any token this vault held.
+/// - scope `local` or `global`, `server` is `.ended`, `.alreadyEnded` or `.noSession` and
+///   `refreshWasInFlight` is false: the server holds no session for any token this vault held.
 /// - `refreshWasInFlight`: another process (or manager) held the refresh lock for longer than
 ///   `refreshWaitLimit`; its refresh may bring tokens this sign-out never saw. That holder finds
 ///   the session gone when its answer arrives and ends the server session with what it received;
 ///   until then (or for ever, if that process dies first) the server may hold a session.
 /// - scope `others`: the server ends the user's other sessions (`server` is `.ended` when it
 ///   did) and keeps this one, which the vault keeps too: `serverSessionMayOutlive` is true
-///   whatever `server` says.
+///   whatever `server` says. `.noSession` there: this device has no session (none, or it ended
+///   while its tokens were taken: a refusal, the absolute lifetime, a recovery).
 /// - anything else (offline, refused, unsupported): the server session lives until the server
 ///   ends it by its own expiry. SessionVault keeps no copy of the tokens to retry with: after a
 ///   sign-out nothing in the vault's files can act as the user.

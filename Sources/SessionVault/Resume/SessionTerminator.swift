@@ -5,7 +5,8 @@ import Foundation
 /// refresher can conform too.
 public protocol SessionTerminator: Sendable {
     /// Ends the session at the server with the tokens the vault held before it was cleared (or
-    /// the ones a refresh made for the sign-out). Never throws: every failure is a
+    /// the ones a refresh made for the sign-out; for scope `.others`, the live tokens the vault
+    /// keeps). Never throws: every failure is a
     /// `ServerSignOut` the caller reports. Answer `.alreadyEnded` only when the server said it
     /// holds no session for these tokens, and `.accessTokenRejected` when it refused the access
     /// token without looking at the session (`ResumeManager.signOut` then refreshes once and asks
@@ -13,7 +14,7 @@ public protocol SessionTerminator: Sendable {
     /// the user's other sessions, or answer `.notSupported` and send nothing.
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut
     /// The same for a DPoP-bound session (RFC 9449): `prover` is the session's, taken before the
-    /// vault was cleared, for a request that carries the access token (`Authorization: DPoP`
+    /// vault was cleared (or, for `.others`, from the session it keeps), for a request that carries the access token (`Authorization: DPoP`
     /// with a `DPoP` proof). Nil for a bearer session, and for a bound one whose key is lost or
     /// that this manager cannot prove (no `DPoPConfiguration`). By default the prover is not
     /// used. A bound session's tokens are handed to a terminator that does not end sessions
@@ -21,6 +22,10 @@ public protocol SessionTerminator: Sendable {
     /// presents neither): never send one as a `Bearer` credential; the server refuses it, and
     /// the token has then been shown to whoever is on the path without its proof.
     func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut
+    /// Whether this terminator can end the sessions `scope` names. `ResumeManager.signOut`
+    /// asks before reading or sending anything for scope `.others` (which keeps this device's
+    /// session); true by default. `OAuth2Refresher` answers false for `.others`.
+    func canEnd(_ scope: SignOutScope) -> Bool
     /// The URL for RP-initiated logout, when the server has one.
     func endSessionURL() -> URL?
     /// Whether ending the session needs a live access token (GoTrue's logout is authenticated
@@ -35,6 +40,7 @@ extension SessionTerminator {
     public func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut {
         await endServerSession(refreshToken: refreshToken, accessToken: accessToken, scope: scope)
     }
+    public func canEnd(_ scope: SignOutScope) -> Bool { true }
     public func endSessionURL() -> URL? { nil }
     public var endsSessionWithAccessToken: Bool { false }
 }
