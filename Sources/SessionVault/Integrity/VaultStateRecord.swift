@@ -135,9 +135,19 @@ struct VaultStateRecord {
         try connection.run("UPDATE vault_state SET server_clock_offset = ? WHERE singleton = 1", [.integer(offset)])
     }
 
-    /// Makes `time` the latest wall-clock time seen, even when it is earlier (a re-anchor).
-    static func setLastWallClock(_ time: Int64, in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE vault_state SET last_wall_clock = ? WHERE singleton = 1", [.integer(time)])
+    /// Makes `time` the latest wall-clock time seen, even when it is earlier (a re-anchor), and
+    /// carries a recorded 429 over to it: what was left of the wait, counted from the latest
+    /// time seen before, is left from `time` (counted from a clock set back, the wait would
+    /// have stretched by as much as the clock moved). A wait already over is dropped. The
+    /// right-hand sides read the row as it was before this statement.
+    static func reanchorWallClock(to time: Int64, in connection: Connection) throws(SQLiteError) {
+        try connection.run(
+            """
+            UPDATE vault_state SET
+                refresh_not_before = CASE WHEN refresh_not_before > last_wall_clock THEN ? + (refresh_not_before - last_wall_clock) ELSE 0 END,
+                last_wall_clock = ?
+            WHERE singleton = 1
+            """, [.integer(time), .integer(time)])
     }
 
     /// Raises the latest wall-clock time seen to `time`; never lowers it.

@@ -24,7 +24,9 @@ extension Vault {
     /// passed (`userPresent`), or a refresh the server just answered. Without it, every later
     /// decision would see the rollback again and refresh (or lock) once per call until the clock
     /// caught up. A refresh alone never re-anchors activity: a background refresh must not
-    /// erase the evidence that makes the next screen ask for an unlock.
+    /// erase the evidence that makes the next screen ask for an unlock. A server's 429 recorded
+    /// before keeps what was left of its wait, counted from now (see
+    /// `VaultStateRecord.reanchorWallClock`): never longer than the server asked.
     /// A no-op (no write) when the clock did not move back.
     func reanchorClockIfMovedBack(userPresent: Bool) throws(VaultError) {
         let hold = try holdStableFile()
@@ -40,7 +42,7 @@ extension Vault {
         }
         let id = userPresent ? state.current?.session.id : nil
         try write("clockReanchored") { connection, now in
-            try VaultStateRecord.setLastWallClock(now.unixMilliseconds, in: connection)
+            try VaultStateRecord.reanchorWallClock(to: now.unixMilliseconds, in: connection)
             if let id { try SessionRecord.lowerLastActive(of: id, to: now.unixMilliseconds, in: connection) }
             try audit(connection, .clockReanchored, sessionID: id, fingerprint: nil, reason: nil, at: now)
         }

@@ -98,6 +98,16 @@ struct HistoryModel {
         return now < view.accessReceivedAt.addingTimeInterval(dueAfterReceipt) ? .valid : .due(needsUser: false)
     }
 
+    /// The user unlocked (or passed the biometric prompt) after the clock moved back: now becomes
+    /// the vault's reference, and a recorded 429 keeps what was left of its wait counted from
+    /// the latest time seen before (never stretched by the move).
+    mutating func reanchorOnUnlock(_ view: View?, now: Date) {
+        guard family != nil, let view else { return }
+        let movedBack = view.lastWallClock.timeIntervalSince(now) > Self.skewTolerance || view.lastActiveAt.timeIntervalSince(now) > Self.activitySlack
+        guard movedBack, let notBefore = vaultNotBefore else { return }
+        vaultNotBefore = notBefore > view.lastWallClock ? now.addingTimeInterval(notBefore.timeIntervalSince(view.lastWallClock)) : nil
+    }
+
     /// After the user unlocked (or the biometric prompt passed): the clock is the reference again
     /// and the user is active, so only the token's own due time and an interrupted refresh count.
     func pathAfterUnlock(_ view: View?, now: Date) -> Path {

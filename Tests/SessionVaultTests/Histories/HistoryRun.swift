@@ -174,6 +174,7 @@ final class HistoryRun {
         let now = device.now
         let path = model.path(view, now: now, forUser: true)
         if case .due(needsUser: true) = path, actor == 0, view?.biometric == true {
+            model.reanchorOnUnlock(view, now: now)
             return expected(for: model.pathAfterUnlock(view, now: now), actor: actor)
         }
         return expected(for: path, actor: actor)
@@ -234,7 +235,9 @@ final class HistoryRun {
             let want = resumeExpectation(0, await view(0))
             return check(index, classify(await managers[0].resume()), want, before: before)
         case .resumeAfterUnlock:
-            let want = expected(for: model.pathAfterUnlock(await view(0), now: now), actor: 0)
+            let unlocking = await view(0)
+            model.reanchorOnUnlock(unlocking, now: now)
+            let want = expected(for: model.pathAfterUnlock(unlocking, now: now), actor: 0)
             return check(index, classify(await managers[0].resumeAfterUnlock()), want, before: before)
         case .freshAccessToken:
             let want = expected(for: model.path(await view(0), now: now, forUser: true), actor: 0)
@@ -811,9 +814,11 @@ final class HistoryRun {
         let end = steps.count
         for actor in 0..<3 {
             var settled = false
+            var answers: [String] = []
             for _ in 0..<4 where !settled {
                 let outcome = actor == 0 ? await managers[0].freshAccessToken() : await managers[actor].backgroundAccessToken()
                 texts.append(outcome.description)
+                answers.append(outcome.description)
                 switch outcome {
                 case .token, .sessionEnded: settled = true
                 case .locked: _ = await managers[0].resumeAfterUnlock()
@@ -824,7 +829,9 @@ final class HistoryRun {
                 case .unavailable(_, let detail): fail(end, "\(HistoryStep.name(actor)) unavailable after the faults stopped: \(detail)")
                 }
             }
-            if !settled && violations.isEmpty { fail(end, "\(HistoryStep.name(actor)) reached no token or login in four calls after the faults stopped") }
+            if !settled && violations.isEmpty {
+                fail(end, "\(HistoryStep.name(actor)) reached no token or login in four calls after the faults stopped: \(answers.joined(separator: "; "))")
+            }
         }
         if server.reuses > model.allowedReuses { fail(end, "the server saw a refresh token used twice") }
     }
