@@ -145,7 +145,8 @@ struct SessionLifecycleTests {
 
     // MARK: Sign-out that reaches the server
 
-    @Test(arguments: SignOutScope.allCases)
+    /// `.others` keeps this device signed in: `goTrueSignOutOfTheOtherSessionsKeepsThisOne`.
+    @Test(arguments: [SignOutScope.local, .global])
     func goTrueSignOutClearsTheVaultFirstThenTellsTheServer(scope: SignOutScope) async throws {
         try await storeSession()
         server.enqueue(.json(status: 204, ""))
@@ -162,6 +163,23 @@ struct SessionLifecycleTests {
         #expect(try await vault.currentSession() == nil)
         let audit = try await vault.auditEvents(limit: 5)
         #expect(audit.contains { $0.kind == .serverSignOut && $0.reason == "\(scope.rawValue):ended" })
+        await vault.close()
+    }
+
+    @Test func goTrueSignOutOfTheOtherSessionsKeepsThisOne() async throws {
+        try await storeSession()
+        server.enqueue(.json(status: 204, ""))
+        let result = try await manager().signOut(scope: .others)
+        #expect(result.server == .ended)
+        #expect(server.requests.count == 1)
+        let request = try #require(server.requests.first)
+        #expect(request.path == "/auth/v1/logout?scope=others")
+        #expect(request.header("Authorization")?.contains(Fixtures.accessMarker) == true, "the access token authenticates the logout")
+        let vault = try fixture.open()
+        #expect(try await vault.refreshToken() != nil, "this device stays signed in")
+        #expect(try await vault.currentSession() != nil)
+        let audit = try await vault.auditEvents(limit: 5)
+        #expect(audit.contains { $0.kind == .serverSignOut && $0.reason == "others:ended" })
         await vault.close()
     }
 

@@ -74,6 +74,33 @@ struct SignOutOthersScopeTests {
         #expect(try await Self.accessText(device.manager) == newest, "the rotated tokens were stored")
     }
 
+    /// A logout that refuses a token this call has just refreshed is not worked around with
+    /// another refresh: one refresh, one logout, the refusal reported.
+    @Test func noSecondRefreshAfterTheOneThisCallMade() async throws {
+        let directory = TemporaryDirectory("others-scope")
+        let clock = ManualClock()
+        let server = try ScriptedHTTPServer()
+        let rotated = String(decoding: Fixtures.goTrueJSON(refresh: "\(Fixtures.refreshMarker)-2", expiresAt: Fixtures.signInSeconds + 7200), as: UTF8.self)
+        server.responder = { request in
+            request.path.contains("/logout")
+                ? .json(status: 401, #"{"code":401,"error_code":"bad_jwt","msg":"invalid JWT: unable to parse or verify signature"}"#)
+                : .json(rotated)
+        }
+        var policy = ResumePolicy()
+        policy.idleTimeout = nil
+        let manager = ResumeManager(
+            path: directory.file("vault.db"), keyProvider: KeyFileProvider(path: directory.file("vault.key")),
+            refresher: GoTrueRefresher(baseURL: server.baseURL, apiKey: "anon-key", timeout: 5), policy: policy, clock: clock.function)
+        try await manager.vault.store(Fixtures.goTrue())
+        clock.advance(by: 3600)
+        let result = try await manager.signOut(scope: .others)
+        #expect(result.server == .accessTokenRejected)
+        let paths = server.requests.map(\.path)
+        #expect(paths.filter { $0.contains("grant_type=refresh_token") }.count == 1, "\(paths)")
+        #expect(paths.filter { $0.contains("/logout") }.count == 1, "\(paths)")
+        #expect(try await manager.vault.currentSession() != nil)
+    }
+
     /// Past the idle timeout the token is the unlock screen's to release: nothing is sent.
     @Test func othersWhileLockedSendsNothingAndKeepsTheSession() async throws {
         var policy = ResumePolicy()

@@ -13,8 +13,16 @@ extension ResumeManager {
             serverClockOffset: pending.serverClockOffset)
         switch result {
         case .failure(.storageFull):
-            guard let session = try? await vault.currentSession(), session.id == pending.sessionID else { break }
-            return .home(session)
+            do {
+                if let session = try await vault.currentSession(), session.id == pending.sessionID { return .home(session) }
+            } catch {
+                // Not known whose session the vault holds now: the rotation is the only copy of
+                // its tokens, and the vault still holds the refresh token it spent. Kept.
+                return .unavailable(retryAfter: 1, detail: "rotated tokens are kept in memory until the vault can be written: \(error)")
+            }
+            // Signed out or replaced meanwhile (read, not guessed): the server still holds it.
+            logger.notice("rotated tokens kept in memory belong to no current session", metadata: ["session.id": "\(pending.sessionID)"])
+            await endOrphanedRotation(vault, pending.refreshed, sessionID: pending.sessionID, prover: pending.prover)
         case .success:
             logger.notice("rotated tokens kept in memory are stored now", metadata: ["session.id": "\(pending.sessionID)"])
         case .failure(let error):
@@ -23,6 +31,10 @@ extension ResumeManager {
             logger.notice("rotated tokens kept in memory belong to no current session", metadata: ["error": "\(error)"])
             if case .staleSession = error { await endOrphanedRotation(vault, pending.refreshed, sessionID: pending.sessionID, prover: pending.prover) }
         }
+        // Only the rotation this call tried: a concurrent call (the auto-refresh loop and an API
+        // call meet here across the await) may have settled it, and the refresh lock it held
+        // released, already; releasing twice could unlock a refresh begun since.
+        guard let still = unsavedRotation, still.sessionID == pending.sessionID, still.version == pending.version else { return nil }
         unsavedRotation = nil
         releaseRefreshLock()
         return nil

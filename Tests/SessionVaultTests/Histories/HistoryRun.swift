@@ -633,7 +633,7 @@ final class HistoryRun {
             if server.nextFault != nil {
                 wantServer = "failed"
             } else {
-                switch want.1 == 1 ? .live : server.judge(accessToken: held ?? "") {
+                switch want.1 == 1 ? .live : server.judgeAsLogout(accessToken: held ?? "") {
                 case .live: wantServer = "ended"
                 case .revoked: wantServer = "alreadyEnded"
                 case .unknown:
@@ -644,7 +644,7 @@ final class HistoryRun {
                     want.1 += again.1
                     switch again.0 {
                     case .token: (wantServer, wantLogouts) = ("ended", 2)
-                    case .ended: wantServer = "alreadyEnded"
+                    case .ended: wantServer = "noSession"
                     case .locked, .offline: wantServer = "accessTokenRejected"
                     }
                 }

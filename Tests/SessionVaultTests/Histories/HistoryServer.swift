@@ -106,6 +106,15 @@ final class HistoryServer: @unchecked Sendable {
         }
     }
 
+    /// What `/logout` says to an access token, in its order: expired before revoked.
+    func judgeAsLogout(accessToken: String) -> Judgement {
+        lock.withLock {
+            guard let issued = accessIssued[accessToken] else { return .unknown }
+            if trueClock.now >= issued.at.addingTimeInterval(grantedLifetime) { return .expired }
+            return families[issued.family].revoked ? .revoked : .live
+        }
+    }
+
     /// Every token text this server handed out, for the leak scan.
     var allTokenTexts: [String] { lock.withLock { families.flatMap { $0.refreshTokens + $0.accessTokens } } }
 
