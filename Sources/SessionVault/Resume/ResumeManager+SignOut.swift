@@ -102,7 +102,7 @@ extension ResumeManager {
             }
         }
         try? await openedVault?.recordAudit(.serverSignOut, reason: "\(SignOutScope.others.rawValue):\(server.code)")
-        logger.info("other sessions signed out", metadata: ["signOut.scope": "\(SignOutScope.others.rawValue)", "signOut.server": "\(server.code)"])
+        logger.info("the user's other devices signed out", metadata: ["signOut.scope": "\(SignOutScope.others.rawValue)", "signOut.server": "\(server.code)"])
         return SignOutResult(server: server, endSessionURL: nil, serverKeepsThisSession: true)
     }
 
@@ -135,7 +135,7 @@ extension ResumeManager {
     }
 
     /// Why the other sessions were not ended: the idle lock (or a failed unlock) holds the token.
-    static let othersNeedUnlock = "the session is locked: unlock it, then sign the other sessions out"
+    static let othersNeedUnlock = "the session is locked: unlock it, then sign the other devices out"
     /// Why the other sessions were not ended: no live access token could be had from the server.
     static let othersNeedServer = "no live access token: the server could not be reached (or asked to wait) for a refresh"
 
