@@ -65,6 +65,23 @@ struct ReplacedElsewhereTests {
         await vault.close()
     }
 
+    /// The same tokens, fingerprinted again with the new key, are no token update: subscribers
+    /// (an app that reloads its screens on `.tokenUpdated`) hear only that something changed.
+    @Test func aRekeyElsewhereIsNoTokenUpdate() async throws {
+        let (vault, session) = try await openWithSession()
+        let events = await vault.events()
+        let other = try Vault.open(at: path, keyProvider: KeyFileProvider(path: keyPath))
+        let next = KeyFileProvider(path: directory.file("next.key"))
+        try await other.rekey(to: next)
+        await other.close()
+        try FileManager.default.removeItem(atPath: keyPath)
+        try FileManager.default.copyItem(atPath: next.path, toPath: keyPath)
+        try? FileManager.default.removeItem(atPath: KeyFileProvider(path: keyPath).generationRecordPath)
+        #expect(try await vault.currentSession()?.tokenVersion == session.tokenVersion)
+        #expect(await firstEvent(events) == .changedElsewhere)
+        await vault.close()
+    }
+
     @Test func aSignOutInAnotherProcessIsSeen() async throws {
         let (vault, _) = try await openWithSession()
         let other = try TestHostProcess(["signout", path, keyPath], scratch: directory)

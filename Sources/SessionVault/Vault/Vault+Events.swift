@@ -47,10 +47,10 @@ extension Vault {
         if oldSession != nil && newSession == nil {
             emit(.signedOut)
             emitted = true
-        } else if let newSession,
-            newSession.refreshTokenFingerprint != oldSession?.refreshTokenFingerprint
-                || newSession.accessTokenFingerprint != oldSession?.accessTokenFingerprint
-        {
+        } else if let newSession, newSession.id != oldSession?.id || newSession.tokenVersion != oldSession?.tokenVersion {
+            // The session and its token version, not the fingerprints: a rekey (here or in
+            // another process) fingerprints the same tokens again with the new key, and is no
+            // token update. Every write of new tokens makes a new session or a new version.
             emit(.tokenUpdated(newSession.refreshTokenFingerprint))
             emitted = true
         }
