@@ -52,6 +52,7 @@ struct AutoRefreshUnsavedRotationTests {
         let stepped = SteppedClock(clock)
         await manager.startAutoRefresh(clock: stepped)
         let deadline = try #require(await stepped.waitForSleeper(timeout: 30), "the loop never slept: it spins on the unsaved rotation")
+        #expect(deadline == clock.now.addingTimeInterval(ResumeManager.unsavedRotationRetryInterval), "it waits the retry interval")
         #expect(server.requestCount == 1, "no refresh token is sent while the rotation waits")
         #expect(await manager.unsavedRotation != nil)
         // Space again: the loop's next turn stores the rotation, then sleeps until it is due.
