@@ -128,13 +128,15 @@ extension ResumeManager {
         }
         let offset = refreshed.serverDate.map { $0.timeIntervalSince(clock()) }
         let rotation = await Self.rotating(vault, refreshed, sessionID: session.id, version: session.tokenVersion, serverClockOffset: offset)
-        if case .failure(.storageFull) = rotation {
+        if case .failure(let error) = rotation, Self.mayStoreLater(error) {
             // The server has spent the old token: the new ones are all the session has. Keep
             // them in locked memory, keep the refresh lock, and write them on the next call.
             unsavedRotation = UnsavedRotation(
                 sessionID: session.id, version: session.tokenVersion, refreshed: refreshed, serverClockOffset: offset,
                 prover: prover)
-            logger.error("rotated tokens could not be stored (storage full); kept in memory until they can be", metadata: ["session.id": "\(session.id)"])
+            logger.error(
+                "rotated tokens could not be stored now; kept in memory until they can be",
+                metadata: ["session.id": "\(session.id)", "error": "\(error)"])
             return .home(current)
         }
         guard case .success(let stored) = rotation else {
@@ -159,6 +161,18 @@ extension ResumeManager {
     }
 
     /// The rotate of a refresh result, as a value (a typed `catch` here trips the compiler).
+    /// Whether a rotation's write failed for a reason that passes (a full disk, a busy or
+    /// locked store, an I/O error), so that its tokens are kept in memory and written later,
+    /// rather than dropped: the server has spent the refresh token the vault still holds, and
+    /// sending that one again would be a reuse that ends the session. Damage is not one of
+    /// them (recovery decides), nor a session that is gone or another's.
+    static func mayStoreLater(_ error: VaultError) -> Bool {
+        switch error {
+        case .storageFull, .unavailable, .io: return true
+        default: return false
+        }
+    }
+
     static func rotating(
         _ vault: Vault, _ refreshed: RefreshedTokens, sessionID: String, version: Int64,
         serverClockOffset: TimeInterval?

@@ -4,15 +4,16 @@ extension ResumeManager {
     /// Writes a rotation kept in memory (see `unsavedRotation`) before anything else is done.
     ///
     /// - Returns: nil when there is none, or it is stored now (the caller goes on as usual);
-    ///   `.home` with the stored session while the disk is still full (API calls get the
-    ///   rotated access token from memory meanwhile, `freshAccessToken()`).
+    ///   `.home` with the stored session while the write still fails for a passing reason (a
+    ///   full disk, a busy store; API calls get the rotated access token from memory meanwhile,
+    ///   `freshAccessToken()`); `.unavailable` while the vault cannot even be read.
     func storeUnsavedRotation() async -> ResumeOutcome? {
         guard let pending = unsavedRotation, let vault = openedVault else { return nil }
         let result = await Self.rotating(
             vault, pending.refreshed, sessionID: pending.sessionID, version: pending.version,
             serverClockOffset: pending.serverClockOffset)
         switch result {
-        case .failure(.storageFull):
+        case .failure(let error) where Self.mayStoreLater(error):
             do {
                 if let session = try await vault.currentSession(), session.id == pending.sessionID { return .home(session) }
             } catch {
@@ -45,7 +46,7 @@ extension ResumeManager {
 }
 
 /// A refresh the server answered whose rotated tokens could not be written (the commit met a
-/// full disk): the only copy of the session's new tokens, in locked memory (`Token`), until the
+/// full disk, a busy store or an I/O error: `ResumeManager.mayStoreLater`): the only copy of the session's new tokens, in locked memory (`Token`), until the
 /// write succeeds. See `ResumeManager.unsavedRotation`.
 struct UnsavedRotation: Sendable {
     /// The session and token version the refresh started from: the write's compare-and-swap.
