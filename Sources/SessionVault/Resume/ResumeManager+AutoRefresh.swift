@@ -72,15 +72,15 @@ extension ResumeManager {
                 do { try await clock.sleep(until: clock.now().addingTimeInterval(5)) } catch { return }
                 continue
             }
-            // A rotation the disk could not take is the only copy of the session's new tokens:
-            // it is stored before anything is decided, and while the disk stays full the loop
-            // waits between attempts. The vault still shows the due session meanwhile, so
-            // deciding on it (`refreshNow()` answers `.home` from memory) went round at once,
-            // a failed write per turn, as fast as the loop could turn.
+            // A rotation the store could not take (a full disk, a busy store) is the only copy
+            // of the session's new tokens: it is stored before anything is decided, and while
+            // the write keeps failing the loop waits between attempts. The vault still shows the
+            // due session meanwhile, so deciding on it (`refreshNow()` answers `.home` from
+            // memory) went round at once, a failed write per turn, as fast as the loop could turn.
             if unsavedRotation != nil {
                 _ = await storeUnsavedRotation()
                 if unsavedRotation != nil {
-                    logger.debug("auto-refresh waits: rotated tokens are kept in memory until the disk has room")
+                    logger.debug("auto-refresh waits: rotated tokens are kept in memory until they can be stored")
                     do { try await clock.sleep(until: clock.now().addingTimeInterval(Self.unsavedRotationRetryInterval)) } catch { return }
                 }
                 continue
