@@ -9,6 +9,7 @@ enum APICallError: Error {
     case signInAgain(expiredMessage: Bool)
     case unlockFirst
     case tryLater(after: Double)
+    case renewalRefused                 // the server would not renew the session: offer a sign-in
     case failed(status: Int)
 }
 
@@ -24,6 +25,7 @@ extension SessionLayer {
             case .sessionEnded(_, let showExpiredMessage): throw APICallError.signInAgain(expiredMessage: showExpiredMessage)
             case .locked:                                  throw APICallError.unlockFirst
             case .offline(let retryAfter), .unavailable(let retryAfter, _): throw APICallError.tryLater(after: retryAfter)
+            case .renewalRefused:                          throw APICallError.renewalRefused
             }
             var request = URLRequest(url: url)
             let value = token.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
@@ -54,6 +56,7 @@ extension SessionLayer {
             case .login(_, let showExpiredMessage)?:    throw APICallError.signInAgain(expiredMessage: showExpiredMessage)
             case .locked?:                              throw APICallError.unlockFirst
             case .offline(_, let retryAfter)?, .unavailable(let retryAfter, _)?: throw APICallError.tryLater(after: retryAfter)
+            case .renewalRefused?:                      throw APICallError.renewalRefused
             case nil:                                   throw APICallError.failed(status: http.statusCode)
             }
         }

@@ -90,6 +90,7 @@ func describe(_ outcome: ResumeOutcome) -> String {
     case .login(let reason, let message): return "login \(reason.code) \(message)"
     case .locked: return "locked"
     case .offline(_, let retryAfter): return "offline \(retryAfter)"
+    case .renewalRefused(_, _, let retryAfter): return "renewalRefused \(retryAfter)"
     case .unavailable(_, let detail): return "unavailable \(detail)"
     }
 }
@@ -194,6 +195,7 @@ func freshTokens(path: String, keys: KeyFileProvider, baseURL: URL, count: Int) 
                     )
                 case .sessionEnded(let reason, _): return (nil, "sessionEnded \(reason.code)")
                 case .offline: return (nil, "offline")
+                case .renewalRefused: return (nil, "renewalRefused")
                 case .locked: return (nil, "locked")
                 case .unavailable(_, let detail): return (nil, "unavailable \(detail)")
                 }
@@ -295,6 +297,7 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
             case .sessionEnded(let reason, _): line("ended \(reason.code)")
             case .locked: line("locked")
             case .offline: line("offline")
+            case .renewalRefused: line("renewalRefused")
             case .unavailable(_, let detail): line("unavailable \(detail)")
             }
         case "store-json-at":
@@ -343,6 +346,8 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
                 case .sessionEnded(let reason, _): line("ended \(reason.code)")
                 case .locked: line("locked")
                 case .offline: line("offline")
+                case .renewalRefused: line("renewalRefused")
+            case .renewalRefused: line("renewalRefused")
                 case .unavailable(_, let detail): line("unavailable \(detail)")
                 }
             }

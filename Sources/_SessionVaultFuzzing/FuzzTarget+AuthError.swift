@@ -35,8 +35,17 @@ extension FuzzTarget {
             }
         case .serverUnavailable(let answered):
             if answered != status { return "serverUnavailable(\(answered)) for status \(status)" }
+        case .refusedUnexplained where !(400..<500).contains(status), .proofRejected where !(400..<500).contains(status):
+            return "status \(status) classified as \(refresh)"
+        case .refusedUnexplained(let answered, _) where answered != status:
+            return "refusedUnexplained(\(answered)) for status \(status)"
+        case .invalidGrant, .sessionExpired, .authRequired:
+            // Only the server's JSON error body can end a session.
+            if (try? JSONSerialization.jsonObject(with: body.prefix(64 * 1024))) as? [String: Any] == nil {
+                return "a body that is no JSON object ended the session (\(refresh))"
+            }
         default:
-            if ![400, 401, 403].contains(status) { return "status \(status) classified as \(refresh)" }
+            if !(400..<500).contains(status) { return "status \(status) classified as \(refresh)" }
         }
         _ = refresh.description
 

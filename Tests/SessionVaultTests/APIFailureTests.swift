@@ -13,13 +13,22 @@ struct APIFailureTests {
         return ResumeManager(vault: vault, refresher: GoTrueRefresher(baseURL: URL(fileURLWithPath: "/"), apiKey: "k"))
     }
 
+    /// The same words in a page from something in front of the API (not its JSON) end nothing.
+    @Test(arguments: [(401, "Invalid Refresh Token"), (403, "<html><body>Session expired</body></html>")])
+    func wordsOutsideTheServersJSONEndNothing(status: Int, body: String) async throws {
+        let manager = try await managerWithSession()
+        let sent = try #require(try await manager.vault.accessToken())
+        #expect(await manager.handleAPIFailure(status: status, body: Data(body.utf8), sentToken: sent) == nil)
+        #expect(try await manager.vault.refreshToken() != nil)
+    }
+
     @Test(arguments: [
         (401, #"{"success":false,"error":{"code":"SESSION_EXPIRED","message":"Ihre Sitzung ist abgelaufen."}}"#, MissingReason.sessionExpired, true),
         (401, #"{"success":false,"error":{"code":"AUTH_REQUIRED","message":"Authentication required"}}"#, .authRequired, false),
         (403, #"{"error":"Token Expired"}"#, .sessionExpired, true),
         (401, #"{"error":"session expired"}"#, .sessionExpired, true),
         (401, #"{"error_code":"refresh_token_not_found"}"#, .sessionExpired, true),
-        (401, "Invalid Refresh Token", .sessionExpired, true)
+        (401, #"{"message":"Invalid Refresh Token"}"#, .sessionExpired, true)
     ])
     func authFailuresClearTokensAndGiveLogin(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
         let manager = try await managerWithSession()

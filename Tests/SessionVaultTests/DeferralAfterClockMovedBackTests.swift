@@ -23,7 +23,7 @@ struct DeferralAfterClockMovedBackTests {
         let clock = ManualClock()
         let vault = try await Self.vault(clock)
         clock.advance(by: 45)
-        try await vault.deferRefreshes(until: clock.now.addingTimeInterval(8))
+        try await vault.deferRefreshes(until: clock.now.addingTimeInterval(8), wait: 8)
         clock.advance(by: 3)
         try await vault.touch()
         clock.advance(by: -4277)
@@ -37,7 +37,7 @@ struct DeferralAfterClockMovedBackTests {
     @Test func aWaitOverBeforeTheClockMovedBackIsDropped() async throws {
         let clock = ManualClock()
         let vault = try await Self.vault(clock)
-        try await vault.deferRefreshes(until: clock.now.addingTimeInterval(8))
+        try await vault.deferRefreshes(until: clock.now.addingTimeInterval(8), wait: 8)
         clock.advance(by: 60)
         try await vault.touch()
         clock.advance(by: -4000)

@@ -10,7 +10,7 @@ struct RefreshClassificationTests {
         (400, #"{"error":"unauthorized_client"}"#, .clientRejected(error: "unauthorized_client")),
         (400, #"{"error":"invalid_scope"}"#, .invalidScope),
         (400, #"{"error":"invalid_grant"}"#, .invalidGrant),
-        (401, #"{"error":"something_else"}"#, .authRequired)
+        (401, #"{"error":"something_else"}"#, .refusedUnexplained(status: 401, error: "something_else"))
     ])
     func classifies(status: Int, body: String, expected: RefreshError) {
         #expect(AuthErrorBody.classifyRefreshFailure(status: status, body: Data(body.utf8), retryAfterHeader: nil) == expected)

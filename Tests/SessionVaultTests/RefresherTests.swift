@@ -45,7 +45,7 @@ struct RefresherTests {
 
     @Test func aBadRequestThatDoesNotRejectTheGrantKeepsTheSession() async throws {
         server.enqueue(.json(status: 400, #"{"error":"unsupported_grant_type"}"#))
-        await #expect(throws: RefreshError.serverUnavailable(status: 400)) { try await oauth.refresh(using: Token("r")) }
+        await #expect(throws: RefreshError.refusedUnexplained(status: 400, error: "unsupported_grant_type")) { try await oauth.refresh(using: Token("r")) }
     }
 
     @Test func noServerAtAllIsANetworkError() async throws {

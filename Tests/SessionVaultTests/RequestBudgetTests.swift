@@ -64,6 +64,9 @@ struct RequestBudgetTests {
                 case .unavailable(_, let detail):
                     Issue.record("step \(index): unavailable: \(detail)")
                     return
+                case .renewalRefused:
+                    Issue.record("step \(index): the server refused a renewal it never refuses")
+                    return
                 }
             }
         }

@@ -95,7 +95,7 @@ struct ResumeManagerTests {
         (400, #"{"code":400,"error_code":"refresh_token_not_found","msg":"Invalid Refresh Token: Refresh Token Not Found"}"#, .refreshRejected, true),
         (401, #"{"success":false,"error":{"code":"SESSION_EXPIRED","message":"Ihre Sitzung ist abgelaufen."}}"#, .sessionExpired, true),
         (401, #"{"success":false,"error":{"code":"AUTH_REQUIRED","message":"Authentication required"}}"#, .authRequired, false),
-        (401, #"{"error":"invalid_token","error_description":"JWT token is invalid or expired"}"#, .authRequired, false)
+        (403, #"{"error":"invalid_grant","error_description":"Token revoked"}"#, .refreshRejected, true)
     ])
     func aRejectedRefreshEndsTheSession(status: Int, body: String, reason: MissingReason, message: Bool) async throws {
         _ = try await storeExpiredSession()
@@ -105,6 +105,17 @@ struct ResumeManagerTests {
         let vault = try fixture.open()
         #expect(try await vault.refreshToken() == nil, "tokens cleared")
         #expect(try await vault.snapshot() == .empty(reason))
+    }
+
+    /// A 401 at the token endpoint that is no verdict on the grant (`invalid_token` names the
+    /// access token a refresh does not send) keeps the session: a refusal without a verdict.
+    @Test func anInvalidTokenAnswerToARefreshIsNoVerdict() async throws {
+        _ = try await storeExpiredSession()
+        server.enqueue(.json(status: 401, #"{"error":"invalid_token","error_description":"JWT token is invalid or expired"}"#))
+        let outcome = await manager().resume()
+        guard case .renewalRefused = outcome else { Issue.record("got \(outcome)"); return }
+        let vault = try fixture.open()
+        #expect(try await vault.refreshToken() != nil, "tokens kept")
     }
 
     @Test func rateLimitingKeepsTokensAndHonoursRetryAfter() async throws {

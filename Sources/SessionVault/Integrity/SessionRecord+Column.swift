@@ -38,6 +38,9 @@ extension SessionRecord {
         /// Migration 0008: the sealed DPoP proof key and its thumbprint (`jkt`).
         case proofKey = "proof_key"
         case proofJKT = "proof_jkt"
+        /// Migration 0009: when the server first refused this session's refresh without a
+        /// verdict on the grant.
+        case refreshRefusedSince = "refresh_refused_since"
 
         /// Where the column sits in a row selected with `SessionRecord.selectList`.
         var position: Int32 { Self.positions[self] ?? -1 }

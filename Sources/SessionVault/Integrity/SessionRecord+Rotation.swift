@@ -7,7 +7,7 @@ extension SessionRecord {
     static let rotationColumns: [Column] = [
         .refreshToken, .accessToken, .refreshFingerprint, .accessFingerprint, .accessExpiresAt, .serverExpiresAt,
         .refreshExpiresAt, .tokenType, .scope, .tokenVersion, .refreshPendingSince, .email, .displayName,
-        .accessIssuedAt, .proofKey, .proofJKT
+        .accessIssuedAt, .proofKey, .proofJKT, .refreshRefusedSince
     ]
 
     /// The columns a re-seal under new keys writes (`Vault.rekey`).
@@ -34,6 +34,8 @@ extension SessionRecord {
         }
         record.session.tokenVersion = version
         record.session.refreshPendingSince = nil
+        // The server answered with tokens: whatever it refused before is over.
+        record.session.refreshRefusedSince = nil
         // A DPoP session answered with tokens of another type (a bearer downgrade the manager
         // accepted): they are bound to no key, so the key goes, as a downgraded sign-in keeps
         // none; otherwise the session would go on signing for tokens that need no proof.

@@ -75,6 +75,18 @@ extension SessionRecord {
         return connection.changes == 1
     }
 
+    /// Records that the server refused session `id`'s refresh at `version` without a verdict on
+    /// the grant: the first such refusal's time stays; the pending mark goes (nothing was spent).
+    /// Returns whether the row was still at `version`.
+    static func recordRefreshRefused(of id: String, atVersion version: Int64, at time: Int64, in connection: Connection) throws(SQLiteError) -> Bool {
+        try connection.run(
+            """
+            UPDATE sessions SET refresh_refused_since = coalesce(refresh_refused_since, ?), refresh_pending_since = NULL
+            WHERE id = ? AND token_version = ?
+            """, [.integer(time), .text(id), .integer(version)])
+        return connection.changes == 1
+    }
+
     /// Clears session `id`'s pending mark, if it is still at `version`.
     static func clearRefreshPending(of id: String, atVersion version: Int64, in connection: Connection) throws(SQLiteError) {
         try connection.run(

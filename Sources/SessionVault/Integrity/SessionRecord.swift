@@ -67,6 +67,7 @@ struct SessionRecord {
         createdAt = Date(unixMilliseconds: integer(.createdAt))
         sealedProofKey = row.blob(Column.proofKey.position)
         session.proofKeyThumbprint = text(.proofJKT)
+        session.refreshRefusedSince = date(.refreshRefusedSince)
         try checkInvariants()
     }
 
@@ -105,6 +106,7 @@ struct SessionRecord {
         case .accessIssuedAt: return time(session.accessIssuedAt)
         case .proofKey: return sealedProofKey.sqlValue
         case .proofJKT: return session.proofKeyThumbprint.sqlValue
+        case .refreshRefusedSince: return time(session.refreshRefusedSince)
         }
     }
 

@@ -23,6 +23,8 @@ struct VaultStateRecord {
     var stateMAC: [UInt8]?
     /// Milliseconds since 1970 before which no refresh is sent; 0: none (migration 7).
     var refreshNotBefore: Int64
+    /// Milliseconds: the wait the server asked for with that record; 0: unknown (migration 9).
+    var refreshDeferredFor: Int64
 
     static let table = "vault_state"
 
@@ -39,6 +41,8 @@ struct VaultStateRecord {
         case stateMAC = "state_mac"
         /// Migration 0007: a server's 429, kept for every process.
         case refreshNotBefore = "refresh_not_before"
+        /// Migration 0009: the wait that 429 asked for.
+        case refreshDeferredFor = "refresh_deferred_for"
         /// The audit log's ring position (see `AuditLog`).
         case auditSeq = "audit_seq"
 
@@ -71,7 +75,8 @@ struct VaultStateRecord {
             serverClockOffset: row.int64(Column.serverClockOffset.position),
             biometricPreference: row.int64(Column.biometricPreference.position) != 0,
             vaultID: row.blob(Column.vaultID.position), stateMAC: row.blob(Column.stateMAC.position),
-            refreshNotBefore: row.int64(Column.refreshNotBefore.position))
+            refreshNotBefore: row.int64(Column.refreshNotBefore.position),
+            refreshDeferredFor: row.int64(Column.refreshDeferredFor.position))
     }
 
     // MARK: - Reads of one column
@@ -155,16 +160,28 @@ struct VaultStateRecord {
         try connection.run("UPDATE vault_state SET last_wall_clock = max(last_wall_clock, ?) WHERE singleton = 1", [.integer(time)])
     }
 
-    /// No refresh before `time`; a later time already recorded stays.
-    static func deferRefreshes(until time: Int64, in connection: Connection) throws(SQLiteError) {
+    /// No refresh before `time`, a wait of `wait` ms the server asked for; a later time already
+    /// recorded stays, with its own wait. The right-hand sides read the row as it was.
+    static func deferRefreshes(until time: Int64, wait: Int64, in connection: Connection) throws(SQLiteError) {
         try connection.run(
-            "UPDATE vault_state SET refresh_not_before = max(refresh_not_before, ?) WHERE singleton = 1",
-            [.integer(time)])
+            """
+            UPDATE vault_state SET
+                refresh_deferred_for = CASE WHEN ? >= refresh_not_before THEN ? ELSE refresh_deferred_for END,
+                refresh_not_before = max(refresh_not_before, ?)
+            WHERE singleton = 1
+            """, [.integer(time), .integer(wait), .integer(time)])
     }
 
-    /// Drops a recorded 429 (the server answered); writes nothing when none is recorded.
+    /// Sets the recorded wait's end to `time` (a wait counted again from a clock that moved back).
+    static func moveRefreshDeferral(to time: Int64, in connection: Connection) throws(SQLiteError) {
+        try connection.run("UPDATE vault_state SET refresh_not_before = ? WHERE singleton = 1 AND refresh_not_before <> 0", [.integer(time)])
+    }
+
+    /// Drops a recorded 429 (the server answered, or a new session starts afresh); writes
+    /// nothing when none is recorded.
     static func clearRefreshDeferral(in connection: Connection) throws(SQLiteError) {
-        try connection.run("UPDATE vault_state SET refresh_not_before = 0 WHERE singleton = 1 AND refresh_not_before <> 0")
+        try connection.run(
+            "UPDATE vault_state SET refresh_not_before = 0, refresh_deferred_for = 0 WHERE singleton = 1 AND refresh_not_before <> 0")
     }
 
     /// Steps the audit log's ring position, after `AuditLog.append` wrote at the next one.

@@ -35,6 +35,12 @@ public struct ResumePolicy: Sendable, Equatable, Codable {
     /// How far the wall clock may go back before the vault treats it as moved back on purpose.
     /// Default 2 minutes.
     public var clockSkewTolerance: TimeInterval = 120
+    /// How long a server's refusals of the refresh without a verdict on the grant (a 4xx naming
+    /// no error the library knows) may last before the session ends: a refusal answered at least
+    /// this long after the first one recorded ends it (`login(refreshRejected)`). One refusal
+    /// never ends a session, nor does a clock moved back; an HTML page or a 5xx is not a
+    /// refusal. Default 24 hours.
+    public var refusalLimit: TimeInterval = 24 * 3600
     /// When biometric unlock (if enabled) prompts: after an absence only (default), or before
     /// every refresh too.
     public var biometricPrompt: BiometricPromptPolicy = .afterIdle

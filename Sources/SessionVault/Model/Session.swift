@@ -47,6 +47,11 @@ public struct Session: Sendable, Equatable, Codable, CustomStringConvertible {
     /// tokens to; nil for a bearer session. Only the thumbprint: the key itself is never shown.
     public internal(set) var proofKeyThumbprint: String?
 
+    /// When the server first refused this session's refresh without a verdict on the grant (a
+    /// 4xx that names no error the library knows); nil when it has not, or answered with tokens
+    /// since. See `ResumeOutcome.renewalRefused`.
+    public internal(set) var refreshRefusedSince: Date?
+
     /// Whether a refresh token is stored.
     public var hasRefreshToken: Bool { refreshTokenFingerprint != nil }
 

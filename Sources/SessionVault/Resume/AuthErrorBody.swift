@@ -9,12 +9,19 @@ package struct AuthErrorBody {
     var messages: [String] = []
     var retryAfter: TimeInterval?
 
+    /// Whether the body is a JSON object: the shape an authorization server's error takes
+    /// (RFC 6749 §5.2, GoTrue, the 401 contract). An HTML page, plain text or an empty body is
+    /// not: such an answer comes from whatever stands in front of the server, or names nothing.
+    var isJSONObject = false
+    /// Whether the body is empty (or only white space).
+    var isEmpty = false
+
     init(_ data: Data) {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            // Not JSON: the raw text may still carry a recognisable message.
-            if let text = String(data: data.prefix(2048), encoding: .utf8) { messages = [text] }
-            return
-        }
+        isEmpty = data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        // Only a JSON object is read: the words of an HTML page or a proxy's text never count as
+        // an error the server named (a CDN page saying "session expired" ends nothing).
+        guard let object = (try? JSONSerialization.jsonObject(with: data.prefix(64 * 1024))) as? [String: Any] else { return }
+        isJSONObject = true
         if let nested = object["error"] as? [String: Any] {
             errorCode = nested["code"] as? String
             messages += [nested["message"] as? String].compactMap { $0 }
@@ -72,29 +79,65 @@ package struct AuthErrorBody {
         return min(max(seconds, 0), longestRetryDelay)
     }
 
-    /// The refresh endpoint's answer, classified.
-    package static func classifyRefreshFailure(status: Int, body: Data, retryAfterHeader: String?) -> RefreshError {
+    /// GoTrue's `error_code`s that are its verdict on the refresh token or its session.
+    static let grantVerdictCodes: [String: RefreshError] = [
+        "refresh_token_not_found": .invalidGrant, "refresh_token_already_used": .invalidGrant,
+        "session_not_found": .sessionExpired, "session_expired": .sessionExpired
+    ]
+
+    /// The authorization server's own verdict on the grant, when this body states one: RFC 6749's
+    /// `invalid_grant`, the 401 contract's `SESSION_EXPIRED` and `AUTH_REQUIRED`, GoTrue's codes
+    /// for a refresh token or session it no longer has. Only these end a session, at whatever
+    /// status they come; nil for everything else (no words of a message are read).
+    var grantVerdict: RefreshError? {
+        guard isJSONObject else { return nil }
+        switch errorCode?.uppercased() {
+        case "SESSION_EXPIRED": return .sessionExpired
+        case "AUTH_REQUIRED": return .authRequired
+        default: break
+        }
+        if error?.lowercased() == "invalid_grant" { return .invalidGrant }
+        if let code = errorCode?.lowercased(), let verdict = Self.grantVerdictCodes[code] { return verdict }
+        return nil
+    }
+
+    /// The refresh endpoint's answer, classified. Only the server's verdict on the grant ends the
+    /// session (`grantVerdict`); a refusal of the DPoP proof is about the proof, a client error
+    /// about the client; a 4xx that names no error the library knows is `.refusedUnexplained`
+    /// when it has the server's shape (empty, or a JSON object), and `.serverUnavailable` when it
+    /// does not (an HTML or text page from something in front of the server).
+    /// - Parameter wwwAuthenticate: the answer's challenge, read for a DPoP proof error.
+    package static func classifyRefreshFailure(
+        status: Int, body: Data, retryAfterHeader: String?, wwwAuthenticate: String? = nil
+    ) -> RefreshError {
         let parsed = AuthErrorBody(body)
-        switch status {
-        case 429:
+        if status == 429 {
             let header = retryAfterHeader.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
             return .rateLimited(retryAfter: boundedDelay(parsed.retryAfter) ?? boundedDelay(header) ?? 60)
-        case 400, 401, 403:
-            if parsed.errorCode?.uppercased() == "SESSION_EXPIRED" { return .sessionExpired }
-            if parsed.errorCode?.uppercased() == "AUTH_REQUIRED" { return .authRequired }
-            // Before the token's verdict: these name the client or the request, not the token
-            // (a 401 invalid_client must not end a session whose refresh token is still valid).
-            if let code = parsed.clientErrorCode { return .clientRejected(error: code) }
-            if parsed.error?.lowercased() == "invalid_scope" { return .invalidScope }
-            if parsed.saysInvalidGrant { return .invalidGrant }
-            if parsed.saysSessionExpired { return .sessionExpired }
-            if status == 401 || status == 403 { return .authRequired }
-            // A 400 that does not reject the grant (invalid_request, unsupported_grant_type) is
-            // our request's fault, not the token's: keep the session.
-            return .serverUnavailable(status: status)
-        default:
-            return .serverUnavailable(status: status)
         }
+        if let verdict = parsed.grantVerdict { return verdict }
+        guard (400..<500).contains(status) else { return .serverUnavailable(status: status) }
+        if let proofError = proofError(body: parsed, wwwAuthenticate: wwwAuthenticate) { return .proofRejected(error: proofError) }
+        // These name the client or the request's scope, not the token (a 401 invalid_client must
+        // not end a session whose refresh token is still valid).
+        if let code = parsed.clientErrorCode { return .clientRejected(error: code) }
+        if parsed.error?.lowercased() == "invalid_scope" { return .invalidScope }
+        if parsed.isEmpty || parsed.isJSONObject {
+            return .refusedUnexplained(status: status, error: parsed.error.map { SignInError.errorCode($0) })
+        }
+        return .serverUnavailable(status: status)
+    }
+
+    /// RFC 9449's errors about a DPoP proof (`invalid_dpop_proof`, `use_dpop_nonce`), as the
+    /// body's `error` or a `DPoP` challenge's `error` parameter.
+    static func proofError(body: AuthErrorBody, wwwAuthenticate: String?) -> String? {
+        let codes: Set = ["invalid_dpop_proof", "use_dpop_nonce"]
+        if let error = body.error?.lowercased(), codes.contains(error) { return error }
+        guard let header = wwwAuthenticate else { return nil }
+        for challenge in AuthenticationChallenge.parse(header) where challenge.scheme == "dpop" {
+            if let error = challenge.parameters["error"]?.lowercased(), codes.contains(error) { return error }
+        }
+        return nil
     }
 }
 
@@ -128,6 +171,8 @@ extension AuthErrorBody {
             if code == "invalid_grant" || parsed.errorCode?.lowercased() == "invalid_credentials" {
                 return codeExchange ? .codeRejected : .invalidCredentials
             }
+            // Some servers name the refused code itself (Glewlwyd: 403 `invalid_code`).
+            if codeExchange, code == "invalid_code" { return .codeRejected }
             // GoTrue answers a missing or wrong `apikey` with 401 and no OAuth code.
             if status == 401 && code == nil { return .clientRejected(error: "unauthorized") }
             return .rejected(error: SignInError.errorCode(parsed.errorCode ?? parsed.error))
@@ -150,7 +195,10 @@ extension AuthErrorBody {
         case 404:
             return .alreadyEnded
         case 401, 403:
-            let text = AuthErrorBody(body).allTextLowercased
+            let parsed = AuthErrorBody(body)
+            // A page from something in front of the server says nothing about the token.
+            guard parsed.isJSONObject else { return .failed("the server answered \(status)") }
+            let text = parsed.allTextLowercased
             let gone = ["session_not_found", "user_not_found", "session not found", "user not found", "does not exist"]
             return text.contains { line in gone.contains { line.contains($0) } } ? .alreadyEnded : .accessTokenRejected
         default:

@@ -17,7 +17,9 @@ struct HTTPRefreshTransport: Sendable {
         }
         let serverDate = Self.serverDate(of: http)
         guard (200..<300).contains(http.statusCode) else {
-            throw AuthErrorBody.classifyRefreshFailure(status: http.statusCode, body: data, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"))
+            throw AuthErrorBody.classifyRefreshFailure(
+                status: http.statusCode, body: data, retryAfterHeader: http.value(forHTTPHeaderField: "Retry-After"),
+                wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"))
         }
         do {
             return RefreshedTokens(response: try TokenResponse(json: data), serverDate: serverDate)
@@ -111,10 +113,11 @@ struct HTTPRefreshTransport: Sendable {
         says("use_dpop_nonce", status: status, body: body, wwwAuthenticate: wwwAuthenticate)
     }
 
-    /// Whether a 400 or 401 carries the DPoP error `code`: as a `DPoP` challenge's `error`
-    /// parameter (not the words anywhere in the header), or as the JSON body's `error`.
+    /// Whether a 4xx carries the DPoP error `code`: as a `DPoP` challenge's `error` parameter
+    /// (not the words anywhere in the header), or as the JSON body's `error`. Any 4xx: servers
+    /// refuse proofs with 400 and 401 (RFC 9449) and 403 (Glewlwyd, for a proof's `iat`).
     private static func says(_ code: String, status: Int, body: Data, wwwAuthenticate: String?) -> Bool {
-        guard status == 400 || status == 401 else { return false }
+        guard (400..<500).contains(status), status != 429 else { return false }
         if let header = wwwAuthenticate,
             AuthenticationChallenge.parse(header).contains(where: { $0.scheme == "dpop" && $0.parameters["error"] == code })
         {

@@ -2,13 +2,15 @@ import Foundation
 
 /// Why a refresh did not produce tokens, classified by what the app must do.
 public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// 400 `invalid_grant` (or GoTrue's refresh_token_not_found / already_used): the refresh
-    /// token is dead. Session over: clear tokens, full login.
+    /// `invalid_grant` (or GoTrue's `refresh_token_not_found` / `refresh_token_already_used`) in
+    /// the server's JSON error body, at any status: the refresh token is dead. Session over:
+    /// clear tokens, full login.
     case invalidGrant
-    /// 401 `SESSION_EXPIRED` (or a session/JWT/token-expired message): over, and tell the user
-    /// "your session has expired".
+    /// `SESSION_EXPIRED` (the 401 contract's code, or GoTrue's `session_not_found` /
+    /// `session_expired`) in the server's JSON error body: over, and tell the user "your session
+    /// has expired".
     case sessionExpired
-    /// 401 `AUTH_REQUIRED`: over, no message.
+    /// `AUTH_REQUIRED` in the server's JSON error body: over, no message.
     case authRequired
     /// 400/401 `invalid_client` or `unauthorized_client`: the server refused this app's client
     /// (wrong client id or secret, or a client not allowed the refresh grant). The refresh token
@@ -18,6 +20,15 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 400 `invalid_scope`: the requested scope exceeds what the grant covers (RFC 6749 §6).
     /// No refresh with this request can succeed; only a new sign-in can grant the scope.
     case invalidScope
+    /// The server refused the request's DPoP proof (`invalid_dpop_proof`, or `use_dpop_nonce`
+    /// after the one retry with its nonce), at any status: about the proof, not the grant.
+    /// Tokens kept; the next attempt sends a new proof.
+    case proofRejected(error: String)
+    /// A 4xx that names no error the library knows (an empty body, or a JSON error such as
+    /// `invalid_request`): the server refused the refresh without saying the grant is over.
+    /// Tokens kept and the refusal recorded; see `ResumeOutcome.renewalRefused` for when such
+    /// refusals end the session. `error` is the body's OAuth `error`, reduced to a code, if any.
+    case refusedUnexplained(status: Int, error: String?)
     /// 429: try again after the delay; tokens kept.
     case rateLimited(retryAfter: TimeInterval)
     /// 5xx or another status that says nothing about the token: tokens kept, retry later.
@@ -36,6 +47,8 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidScope: return "requested scope rejected (invalid_scope)"
         case .rateLimited(let retryAfter): return "rate limited; retry after \(retryAfter) s"
         case .serverUnavailable(let status): return "server answered \(status)"
+        case .proofRejected(let error): return "DPoP proof refused (\(error))"
+        case .refusedUnexplained(let status, let error): return "refresh refused without a verdict on the grant (\(status)\(error.map { " " + $0 } ?? ""))"
         case .network(let detail): return "network: \(detail)"
         case .invalidResponse(let detail): return "invalid token response: \(detail)"
         }

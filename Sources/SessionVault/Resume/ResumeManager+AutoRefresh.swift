@@ -109,7 +109,7 @@ extension ResumeManager {
             switch await refreshNow() {
             case .home:
                 continue
-            case .offline(_, let delay), .unavailable(let delay, _):
+            case .offline(_, let delay), .unavailable(let delay, _), .renewalRefused(_, _, let delay):
                 retryAfter = delay
             case .login, .locked:
                 logger.debug("auto-refresh waits: the session ended or needs an unlock")

@@ -87,6 +87,7 @@ extension ResumeManager {
         case .login(let reason, let message): return .sessionEnded(reason: reason, showExpiredMessage: message)
         case .locked: return .locked
         case .offline(_, let retryAfter): return .offline(retryAfter: retryAfter)
+        case .renewalRefused(_, let since, let retryAfter): return .renewalRefused(since: since, retryAfter: retryAfter)
         case .unavailable(let retryAfter, let detail): return .unavailable(retryAfter: retryAfter, detail: detail)
         }
     }
@@ -101,6 +102,9 @@ public enum FreshTokenOutcome: Sendable, CustomStringConvertible {
     case sessionEnded(reason: MissingReason, showExpiredMessage: Bool)
     /// The server could not be reached or is rate limiting: tokens kept; try again later.
     case offline(retryAfter: TimeInterval)
+    /// The server refused to renew the session without saying it is over (see
+    /// `ResumeOutcome.renewalRefused`): tokens kept; offer a new sign-in, or try again later.
+    case renewalRefused(since: Date, retryAfter: TimeInterval)
     /// The user must unlock first (idle timeout passed, or the biometric prompt failed): show
     /// your unlock screen, then `resumeAfterUnlock()`.
     case locked
@@ -113,6 +117,7 @@ public enum FreshTokenOutcome: Sendable, CustomStringConvertible {
         case .token(let token, let session): return "token(\(token), \(session))"
         case .sessionEnded(let reason, let message): return "sessionEnded(\(reason.code)\(message ? ", show expired message" : ""))"
         case .offline(let retryAfter): return "offline(retry in \(retryAfter) s)"
+        case .renewalRefused(let since, let retryAfter): return "renewalRefused(since \(DescriptionText.time(since)), retry in \(retryAfter) s)"
         case .locked: return "locked"
         case .unavailable(let retryAfter, let detail): return "unavailable(retry in \(retryAfter) s: \(detail))"
         }

@@ -218,29 +218,61 @@ extension ResumeManager {
             // Kept for this process, and in the vault for the others.
             let now = clock()
             rateLimit = (now, delay)
-            try? await vault.deferRefreshes(until: now.addingTimeInterval(delay))
+            try? await vault.deferRefreshes(until: now.addingTimeInterval(delay), wait: delay)
             return .offline(session, retryAfter: delay)
+        case .proofRejected:
+            // About the proof, never the grant (a server checks the proof first, RFC 9449 §5):
+            // the tokens stay; the next attempt sends a new proof. Not offline: the server
+            // answered; the transport already re-dated or took the nonce once.
+            if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
+            return .unavailable(retryAfter: backoff.nextDelay(), detail: "\(error); tokens kept")
+        case .refusedUnexplained:
+            return await settleUnexplainedRefusal(vault, session: session, error: error)
         case .serverUnavailable, .network, .invalidResponse:
             if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             return .offline(session, retryAfter: backoff.nextDelay())
         }
     }
 
+    /// A refusal that names no verdict on the grant: recorded (its first time kept for every
+    /// process and launch), answered as `.renewalRefused`, and the session ended only when such
+    /// a refusal comes `policy.refusalLimit` or more after the first one. A clock moved back
+    /// never counts as time passed (the elapsed time is then taken as none).
+    func settleUnexplainedRefusal(_ vault: Vault, session: Session, error: RefreshError) async -> ResumeOutcome {
+        let recorded: Session?
+        do {
+            recorded = try await vault.recordRefreshRefused(sessionID: session.id, expectedVersion: session.tokenVersion)
+        } catch {
+            return await outcome(for: error)
+        }
+        guard let recorded, let since = recorded.refreshRefusedSince else {
+            // The session moved on meanwhile (rotated elsewhere, replaced, signed out).
+            return await outcomeWithoutRefresh(vault)
+        }
+        let elapsed = max(0, clock().timeIntervalSince(since))
+        if policy.refusalLimit.isFinite, elapsed >= max(0, policy.refusalLimit) {
+            logger.notice(
+                "refresh refused without a verdict past the refusal limit; session ended",
+                metadata: ["session.id": "\(session.id)", "refresh.error": "\(error)"])
+            return await endSession(vault, reason: .refreshRejected, sessionID: recorded.id, version: recorded.tokenVersion)
+        }
+        return .renewalRefused(recorded, since: since, retryAfter: backoff.nextDelay())
+    }
+
     /// How long no refresh may be sent yet (a 429's `retry_after`, from this process or recorded
-    /// in the vault by another); nil when one may be sent now. A recorded time is trusted for at
-    /// most the longest delay a server may ask for: a clock set back must not stretch it.
+    /// in the vault by another); nil when one may be sent now. Never longer than the server
+    /// asked, whatever the clock did: this process's record counts down on its clock, and when
+    /// the clock moved back behind it, it gives way to the vault's, which counts what was left
+    /// from the latest time the vault saw (`Vault.refreshDeferral()`).
     func refreshDeferral(_ vault: Vault) async throws(VaultError) -> TimeInterval? {
         let now = clock()
         var wait: TimeInterval = 0
         if let rateLimit {
-            // Never more than the delay asked for, and never less because the clock moved back.
-            let remaining = min(rateLimit.delay, rateLimit.delay - now.timeIntervalSince(rateLimit.at))
-            if remaining > 0 { wait = remaining } else { self.rateLimit = nil }
+            let elapsed = now.timeIntervalSince(rateLimit.at)
+            let remaining = rateLimit.delay - elapsed
+            if elapsed >= 0, remaining > 0 { wait = remaining } else { self.rateLimit = nil }
         }
-        if let notBefore = try await vault.refreshNotBefore() {
-            let remaining = notBefore.timeIntervalSince(now)
-            if remaining > 0 { wait = max(wait, min(remaining, AuthErrorBody.longestRetryDelay)) }
-        }
+        if let remaining = try await vault.refreshDeferral() { wait = max(wait, remaining) }
         return wait > 0 ? wait : nil
     }
 

@@ -103,6 +103,10 @@ extension ResumeManager {
                 "vault.operation": "signIn", "session.id": "\(session.id)",
                 "token.fp": "\(session.refreshTokenFingerprint?.hex ?? "-")"
             ])
+        // A new sign-in is a fresh start for its own refreshes: another session's 429 or failures
+        // do not hold it back (the vault dropped its record in the same store).
+        rateLimit = nil
+        backoff.reset()
         wakeAutoRefresh(after: .home(session))
         return session
     }

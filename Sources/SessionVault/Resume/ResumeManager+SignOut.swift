@@ -98,7 +98,7 @@ extension ResumeManager {
             case .home(let current) where current.id == used.id: server = await endOtherSessions(terminator).server
             case .login: server = .noSession
             // Another session is current now: its other sessions are not this call's to end.
-            case .home, .locked, .offline, .unavailable: break
+            case .home, .locked, .offline, .renewalRefused, .unavailable: break
             }
         }
         try? await openedVault?.recordAudit(.serverSignOut, reason: "\(SignOutScope.others.rawValue):\(server.code)")
@@ -115,7 +115,7 @@ extension ResumeManager {
         case .token(let token, let current): (session, access) = (current, token)
         case .sessionEnded: return (.noSession, nil, false)
         case .locked: return (.failed(Self.othersNeedUnlock), nil, false)
-        case .offline: return (.failed(Self.othersNeedServer), nil, false)
+        case .offline, .renewalRefused: return (.failed(Self.othersNeedServer), nil, false)
         case .unavailable(_, let detail): return (.failed("the vault cannot be read now: \(detail)"), nil, false)
         }
         let refreshed = before?.id != session.id || before?.tokenVersion != session.tokenVersion

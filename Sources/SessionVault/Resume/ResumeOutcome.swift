@@ -14,6 +14,14 @@ public enum ResumeOutcome: Sendable, Equatable, CustomStringConvertible {
     /// Retry after `retryAfter` seconds. The session is the one whose refresh failed: the app
     /// may show its home screen in an offline state.
     case offline(Session, retryAfter: TimeInterval)
+    /// The server refused to renew the session without saying that it is over (a 4xx that names
+    /// no error the library knows: an empty body, `invalid_request`). Tokens kept, the refusal
+    /// recorded for every process since `since` (the first such refusal). Not offline: the
+    /// server answered. The app may offer "we could not renew your session: sign in again?"
+    /// and try again after `retryAfter`; a refusal that still holds `ResumePolicy.refusalLimit`
+    /// after the first ends the session (`login(refreshRejected)`), as does any verdict on the
+    /// grant; a later success clears it.
+    case renewalRefused(Session, since: Date, retryAfter: TimeInterval)
     /// The key cannot be read right now (keystore locked after a restart, volume not mounted,
     /// file busy), or does not match the vault: retry after `retryAfter`; nothing was wiped.
     case unavailable(retryAfter: TimeInterval, detail: String)
@@ -26,6 +34,8 @@ public enum ResumeOutcome: Sendable, Equatable, CustomStringConvertible {
         case .login(let reason, let message): return "login(\(reason.code)\(message ? ", show expired message" : ""))"
         case .locked: return "locked"
         case .offline(let session, let retryAfter): return "offline(retry in \(retryAfter) s, \(session))"
+        case .renewalRefused(let session, let since, let retryAfter):
+            return "renewalRefused(since \(DescriptionText.time(since)), retry in \(retryAfter) s, \(session))"
         case .unavailable(let retryAfter, let detail): return "unavailable(retry in \(retryAfter) s: \(detail))"
         }
     }

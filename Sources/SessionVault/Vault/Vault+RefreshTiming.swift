@@ -8,13 +8,36 @@ extension Vault {
         return state.refreshNotBefore
     }
 
-    /// Records a server's 429 for every process of the app: no refresh is sent before `time`.
-    /// A later time never moves back to an earlier one; a successful rotation clears it.
-    func deferRefreshes(until time: Date) throws(VaultError) {
+    /// How long no refresh may be sent, by the 429 recorded in the vault: never longer than the
+    /// server asked (a record from before migration 9, whose wait is unknown, for at most a day).
+    /// When the clock moved back since the record was made (more of the wait is left than was
+    /// asked), the wait is counted again from now: what was left of it at the latest time the
+    /// vault saw, at most what was asked. Nil when none is left.
+    func refreshDeferral() throws(VaultError) -> TimeInterval? {
+        try reloadIfChangedElsewhere()
+        guard let notBefore = state.refreshNotBefore else { return nil }
+        let asked = state.refreshDeferredFor ?? AuthErrorBody.longestRetryDelay
+        let now = clock()
+        let remaining = notBefore.timeIntervalSince(now)
+        guard remaining > asked + 1 else { return remaining > 0 ? remaining : nil }
+        let left = min(asked, max(0, notBefore.timeIntervalSince(state.lastWallClock)))
+        let hold = try holdStableFile()
+        defer { hold.unlock() }
+        try write("refreshDeferralRecounted") { connection, now in
+            try VaultStateRecord.moveRefreshDeferral(to: now.addingTimeInterval(left).unixMilliseconds, in: connection)
+        }
+        logger.notice("clock moved back under a recorded 429; its wait counted again from now", metadata: ["refresh.retryAfter": "\(left)"])
+        return left > 0 ? left : nil
+    }
+
+    /// Records a server's 429 for every process of the app: no refresh is sent before `time`,
+    /// a wait of `wait` seconds the server asked for. A later time never moves back to an
+    /// earlier one; a successful rotation or a new session clears it.
+    func deferRefreshes(until time: Date, wait: TimeInterval) throws(VaultError) {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try write("refreshDeferred") { connection, _ in
-            try VaultStateRecord.deferRefreshes(until: time.unixMilliseconds, in: connection)
+            try VaultStateRecord.deferRefreshes(until: time.unixMilliseconds, wait: UnixMilliseconds.from(seconds: wait), in: connection)
         }
     }
 

@@ -79,6 +79,9 @@ extension Vault {
             try VaultStateRecord.setCurrentSession(
                 id, biometricPreference: biometric, serverClockOffset: UnixMilliseconds.from(seconds: offset),
                 in: connection)
+            // A new sign-in is a fresh start for its own refreshes: a 429 another session met
+            // does not hold this one back.
+            try VaultStateRecord.clearRefreshDeferral(in: connection)
             try audit(connection, .stored, sessionID: id, fingerprint: sealed.refreshFingerprint ?? sealed.accessFingerprint, reason: nil, at: now)
         }
         // The replaced session's tokens are still in the log's older frames.
@@ -135,6 +138,7 @@ extension Vault {
             state.generation = generation
             state.serverClockOffset = offset
             state.refreshNotBefore = nil
+            state.refreshDeferredFor = nil
         }
         try write("rotate", apply: apply) { connection, now in
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)

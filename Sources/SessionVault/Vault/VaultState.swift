@@ -12,6 +12,8 @@ package struct VaultState {
     /// No refresh is sent before this local time: a server's 429 `retry_after`, kept for every
     /// process (migration 7). Nil: none.
     var refreshNotBefore: Date? = nil
+    /// The wait the server asked for with `refreshNotBefore` (migration 9); nil: unknown.
+    var refreshDeferredFor: TimeInterval? = nil
     /// Tells this vault from a later one at the same path (migration 6; see `GenerationWitness`).
     var vaultID: [UInt8]? = nil
     /// The connection's `PRAGMA data_version` in the same read transaction as the rows above:
@@ -58,6 +60,7 @@ package struct VaultState {
             dataVersion: dataVersion)
         let storedSeal = row.stateMAC
         state.refreshNotBefore = row.refreshNotBefore > 0 ? Date(unixMilliseconds: row.refreshNotBefore) : nil
+        state.refreshDeferredFor = row.refreshDeferredFor > 0 ? Double(row.refreshDeferredFor) / 1000 : nil
         if let currentID {
             let sessionRow = try connection.cached(SessionRecord.selectByID)
             try sessionRow.bind([.text(currentID)])

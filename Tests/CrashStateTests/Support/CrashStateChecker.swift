@@ -227,6 +227,7 @@ struct CrashStateChecker: Sendable {
         case .login(let reason, _): return "login(\(reason.code))"
         case .locked: return "locked"
         case .offline: return "offline"
+        case .renewalRefused: return "renewalRefused"
         case .unavailable: return "unavailable"
         }
     }

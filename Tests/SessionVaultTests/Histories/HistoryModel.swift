@@ -34,8 +34,11 @@ struct HistoryModel {
     /// What the step must end with.
     enum Expected: Equatable, CustomStringConvertible {
         case ended, locked, token, offline
+        /// The server refused the refresh without a verdict on the grant (`renewalRefused`).
+        case refused
         var description: String {
             switch self {
+            case .refused: return "refused"
             case .ended: return "ended"
             case .locked: return "locked"
             case .token: return "token/home"

@@ -187,6 +187,7 @@ final class HistoryRun {
         case .login: return .ended
         case .locked: return .locked
         case .offline: return .offline
+        case .renewalRefused: return .refused
         case .unavailable: return nil
         }
     }
@@ -200,6 +201,7 @@ final class HistoryRun {
         case .sessionEnded: return .ended
         case .locked: return .locked
         case .offline: return .offline
+        case .renewalRefused: return .refused
         case .unavailable: return nil
         }
     }
@@ -626,7 +628,7 @@ final class HistoryRun {
         var wantServer: String, wantLogouts = 0
         switch want.0 {
         case .ended: wantServer = "noSession"
-        case .locked, .offline: wantServer = "failed"
+        case .locked, .offline, .refused: wantServer = "failed"
         case .token:
             wantLogouts = 1
             // A fault queued now meets the logout (a refresh that met one answered offline).
@@ -645,7 +647,7 @@ final class HistoryRun {
                     switch again.0 {
                     case .token: (wantServer, wantLogouts) = ("ended", 2)
                     case .ended: wantServer = "noSession"
-                    case .locked, .offline: wantServer = "accessTokenRejected"
+                    case .locked, .offline, .refused: wantServer = "accessTokenRejected"
                     }
                 }
             }
@@ -822,7 +824,7 @@ final class HistoryRun {
                 switch outcome {
                 case .token, .sessionEnded: settled = true
                 case .locked: _ = await managers[0].resumeAfterUnlock()
-                case .offline(let retryAfter):
+                case .offline(let retryAfter), .renewalRefused(_, let retryAfter):
                     let wait = min(max(retryAfter, 1), 3600).rounded(.up)
                     device.advance(by: wait)
                     trueClock.advance(by: wait)
