@@ -72,6 +72,11 @@ public enum BiometricPromptPolicy: String, Sendable, Equatable, Codable {
 }
 
 extension ResumePolicy {
+    /// The least lifetime an access token must have left to be handed out when the refresh ahead
+    /// of its expiry failed for the network or the server (`freshAccessToken()`,
+    /// `backgroundAccessToken()`): 10 seconds, time for one API request to arrive with it.
+    public static let liveTokenFloor: TimeInterval = 10
+
     /// The largest share of an access token's granted lifetime the refresh-ahead margin may take.
     public static let refreshAheadShare = 0.25
 

@@ -33,6 +33,8 @@ extension ResumeManager {
         }
         let outcome: ResumeOutcome
         var decided: Session?
+        // A refresh ahead of expiry: the live token it would replace, if the refresh fails.
+        var refreshingAhead: Session?
         do {
             let vault = try self.vault
             // Background work is not held by the idle lock: decided as if there were none.
@@ -51,6 +53,11 @@ extension ResumeManager {
                 outcome = await refreshNow()
             case .expired(_, let reason) where reason.requiresUnlock(under: rules):
                 return .locked
+            case .expired(let session, .accessTokenExpiringSoon):
+                // Refreshing ahead is an optimisation: should it fail, the live token still serves.
+                refreshingAhead = session
+                if !forUser { decided = session }
+                outcome = forUser ? await resume() : await refreshForBackground(session)
             case .expired(let session, _) where !forUser:
                 // No prompt: the refresh alone, single-flight with every other caller.
                 decided = session
@@ -71,12 +78,35 @@ extension ResumeManager {
             logger.debug("session replaced during its refresh; deciding again", metadata: ["session.id": "\(current.id)"])
             return await accessToken(forUser: forUser, decidingAgain: true)
         }
+        if let ahead = refreshingAhead, let live = await liveTokenAfterFailedRefreshAhead(ahead, outcome: outcome) {
+            if forUser { try? await openedVault?.touch() }
+            return .token(live, ahead)
+        }
         guard case .home = outcome else { return Self.freshTokenOutcome(outcome, token: nil) }
         // A rotation the disk could not take yet holds the only live access token.
         if let unsaved = unsavedAccessToken() { return Self.freshTokenOutcome(outcome, token: unsaved) }
         let token = try? await openedVault?.accessToken()
         if forUser, token != nil { try? await openedVault?.touch() }
         return Self.freshTokenOutcome(outcome, token: token ?? nil)
+    }
+
+    /// The access token a refresh ahead of its expiry was to replace, when that refresh failed
+    /// for the network or the server's availability (`.offline`, `.renewalRefused`, a proof the
+    /// server refused) and the token still has more than `ResumePolicy.liveTokenFloor` left: the
+    /// API still accepts it, and the next call (or the loop) tries the refresh again. Nil when
+    /// the session changed meanwhile, ended, or needs an unlock.
+    private func liveTokenAfterFailedRefreshAhead(_ session: Session, outcome: ResumeOutcome) async -> Token? {
+        switch outcome {
+        case .offline, .renewalRefused, .unavailable: break
+        case .home, .login, .locked: return nil
+        }
+        guard let vault = openedVault, let current = try? await vault.currentSession(), current.id == session.id,
+            current.tokenVersion == session.tokenVersion, let expiry = current.accessExpiresAt,
+            expiry.timeIntervalSince(clock()) > ResumePolicy.liveTokenFloor
+        else { return nil }
+        // A DPoP session's token only with its key, as every hand-out checks.
+        if case .stop = await sessionProof(for: current, in: vault) { return nil }
+        return try? await vault.accessToken()
     }
 
     static func freshTokenOutcome(_ outcome: ResumeOutcome, token: Token?) -> FreshTokenOutcome {
