@@ -100,6 +100,26 @@ struct AuthorizationCodeIDTokenTests {
         }
     }
 
+    /// `openid` requested and the answer's `scope` left out (granted as requested, RFC 6749
+    /// §5.1): a missing ID token was accepted; `"id_token": null` or a number skipped every check.
+    @Test(arguments: [
+        #"{"access_token":"a","token_type":"Bearer","expires_in":3600,"refresh_token":"r"}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":3600,"refresh_token":"r","id_token":null}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":3600,"refresh_token":"r","id_token":12345}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":3600,"refresh_token":"r","scope":"openid","id_token":{"sub":"x"}}"#
+    ])
+    func anIDTokenThatIsMissingOrNoStringIsRefused(body: String) async throws {
+        let server = try ScriptedHTTPServer()
+        let manager = ResumeManager(
+            path: fixture.path, keyProvider: fixture.keys,
+            refresher: OAuth2Refresher(tokenEndpoint: server.baseURL, clientID: Self.clientID), clock: fixture.clock.function)
+        let request = try flow(server).authorizationRequest()
+        server.enqueue(.json(body))
+        let error = await signInError(manager, request)
+        guard case .idTokenRejected = error else { Issue.record("accepted: \(String(describing: error))"); return }
+        #expect(try await manager.vault.currentSession() == nil)
+    }
+
     @Test("the verifier: 64 unreserved characters, S256 of it is the challenge, fresh per request, in no URL, log, error or description")
     func theVerifier() async throws {
         let store = RecordingLogHandler.Store()

@@ -109,13 +109,26 @@ public struct AuthorizationCodeFlow: Sendable {
                 "Content-Type": "application/x-www-form-urlencoded",
                 "Accept": "application/json"
             ], body: body, codeExchange: true, prover: prover)
-        if let idToken = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["id_token"] as? String {
+        try checkIDToken(in: answer, for: request, now: now)
+        return answer.tokens
+    }
+
+    /// A granted `openid` needs a string ID token that passes the checks. The scope the answer
+    /// omits was granted as requested (RFC 6749 §5.1); an `id_token` that is `null`, a number or
+    /// any other non-string is refused, never skipped.
+    private func checkIDToken(in answer: HTTPRefreshTransport.SignInAnswer, for request: AuthorizationRequest, now: Date) throws(SignInError) {
+        let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
+        let granted = answer.tokens.response.scope ?? scope
+        let openIDGranted = request.nonce != nil && isOpenID && (granted?.split(separator: " ").contains("openid") ?? false)
+        switch object?["id_token"] {
+        case let idToken as String:
             let check = IDTokenCheck(issuer: issuer, clientID: clientID, nonce: request.nonce)
             if let failed = check.failure(of: idToken, now: now) { throw .idTokenRejected("\(failed) does not match this sign-in") }
-        } else if request.nonce != nil && isOpenID && (answer.tokens.response.scope?.split(separator: " ").contains("openid") ?? false) {
+        case nil, is NSNull:
             // The server granted `openid` but sent no ID token to check the nonce against.
-            throw .idTokenRejected("no id_token for a granted openid scope")
+            if openIDGranted { throw .idTokenRejected("no id_token for a granted openid scope") }
+        default:
+            throw .idTokenRejected("id_token is not a string")
         }
-        return answer.tokens
     }
 }

@@ -18,6 +18,13 @@ public struct OAuth2Refresher: SessionRefresher {
     public let endSessionEndpoint: URL?
     /// Where the OIDC end-session page sends the browser afterwards.
     public let postLogoutRedirectURI: URL?
+    /// Whether revocation is authenticated by the session's live access token from the first
+    /// request (`Authorization: Bearer`, or `DPoP` with a proof for a bound session), for a
+    /// server that requires it (RFC 7009 §2.1 lets it; Glewlwyd does for public clients). Sign-out
+    /// then refreshes a dead access token first. Without it, a revocation refused for want of
+    /// authentication (401, `invalid_client`) is sent once more, authenticated, when a live
+    /// access token is at hand.
+    public let revocationSendsAccessToken: Bool
     let transport: HTTPRefreshTransport
 
     /// A refresher for an RFC 6749 server.
@@ -29,12 +36,16 @@ public struct OAuth2Refresher: SessionRefresher {
     ///   - revocationEndpoint: RFC 7009 revocation, used by sign-out to revoke the refresh token.
     ///   - endSessionEndpoint: OIDC RP-initiated logout; sign-out hands back the URL to open.
     ///   - postLogoutRedirectURI: where that logout page sends the browser afterwards.
+    ///   - revocationSendsAccessToken: authenticate revocation with the live access token from
+    ///     the first request (see `revocationSendsAccessToken`).
     ///   - session: the `URLSession` requests go through.
     ///   - timeout: seconds per request.
     public init(
         tokenEndpoint: URL, clientID: String, scope: String? = nil, revocationEndpoint: URL? = nil,
-        endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, session: URLSession = .shared, timeout: TimeInterval = 15
+        endSessionEndpoint: URL? = nil, postLogoutRedirectURI: URL? = nil, revocationSendsAccessToken: Bool = false,
+        session: URLSession = .shared, timeout: TimeInterval = 15
     ) {
+        self.revocationSendsAccessToken = revocationSendsAccessToken
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.scope = scope
@@ -89,15 +100,44 @@ extension OAuth2Refresher: SessionTerminator {
     /// (`local` and `global` alike: the grant is all RFC 7009 can name). Scope `others` is
     /// `.notSupported` and sends nothing: the one token revocation can name is this device's,
     /// which `others` keeps. Without a revocation endpoint: `.notSupported`.
-    /// A refused client (401 `invalid_client`) is `.clientRejected`: nothing was revoked.
+    /// A refused client (401 `invalid_client`) is `.clientRejected`: nothing was revoked. A
+    /// server that wants revocation authenticated gets it with the session's access token
+    /// (`revocationSendsAccessToken`, or once after such a refusal): `Bearer`, or `DPoP` with a
+    /// proof by `prover` for a bound session.
     public func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope) async -> ServerSignOut {
+        await endServerSession(refreshToken: refreshToken, accessToken: accessToken, scope: scope, prover: nil)
+    }
+
+    public func endServerSession(refreshToken: Token?, accessToken: Token?, scope: SignOutScope, prover: DPoPProver?) async -> ServerSignOut {
         guard let revocationEndpoint, scope != .others else { return .notSupported }
         guard let token = refreshToken ?? accessToken else { return .alreadyEnded }
         var body = Data("token=".utf8)
         token.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }
         body.append(contentsOf: Array("&token_type_hint=\(refreshToken == nil ? "access_token" : "refresh_token")&client_id=".utf8))
         body.append(contentsOf: FormText.encoded(Array(clientID.utf8)))
-        switch await transport.sendForStatus(revocationEndpoint, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body) {
+        let first = await revoke(at: revocationEndpoint, body: body, authenticatedBy: revocationSendsAccessToken ? accessToken : nil, prover: prover)
+        // Refused for want of authentication: once more with the access token, never a loop.
+        guard !revocationSendsAccessToken, case .clientRejected = first, let accessToken else { return first }
+        return await revoke(at: revocationEndpoint, body: body, authenticatedBy: accessToken, prover: prover)
+    }
+
+    /// One revocation request, authenticated by `accessToken` when given.
+    private func revoke(at endpoint: URL, body: Data, authenticatedBy accessToken: Token?, prover: DPoPProver?) async -> ServerSignOut {
+        var headers = ["Content-Type": "application/x-www-form-urlencoded"]
+        if let accessToken {
+            let value = accessToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            if let prover {
+                do {
+                    headers["DPoP"] = try prover.proof(method: "POST", url: endpoint, accessToken: accessToken)
+                } catch {
+                    return .failed("no DPoP proof could be made for the revocation (\(error)); nothing sent")
+                }
+                headers["Authorization"] = "DPoP " + value
+            } else {
+                headers["Authorization"] = "Bearer " + value
+            }
+        }
+        switch await transport.sendForStatus(endpoint, headers: headers, body: body) {
         case .answered(let status, let body): return AuthErrorBody.classifyRevocation(status: status, body: body)
         case .unanswered(let outcome): return outcome
         }
@@ -106,6 +146,10 @@ extension OAuth2Refresher: SessionTerminator {
     /// RFC 7009 revokes the one token it names, this device's own: it cannot end only the
     /// others.
     public func canEnd(_ scope: SignOutScope) -> Bool { scope != .others }
+
+    /// True when revocation is configured to be authenticated by the access token: sign-out then
+    /// makes sure of a live one first.
+    public var endsSessionWithAccessToken: Bool { revocationSendsAccessToken }
 
     /// OIDC RP-initiated logout: `end_session_endpoint?client_id=…&post_logout_redirect_uri=…`.
     public func endSessionURL() -> URL? {

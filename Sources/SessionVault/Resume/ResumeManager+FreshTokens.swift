@@ -91,14 +91,15 @@ extension ResumeManager {
     }
 
     /// The access token a refresh ahead of its expiry was to replace, when that refresh failed
-    /// for the network or the server's availability (`.offline`, `.renewalRefused`, a proof the
-    /// server refused) and the token still has more than `ResumePolicy.liveTokenFloor` left: the
-    /// API still accepts it, and the next call (or the loop) tries the refresh again. Nil when
-    /// the session changed meanwhile, ended, or needs an unlock.
+    /// for the network or the server (`.offline`: unreachable, failing, a 429; `.renewalRefused`)
+    /// and the token still has more than `ResumePolicy.liveTokenFloor` left: the API still
+    /// accepts it, and the next call (or the loop) tries the refresh again. Nil when the session
+    /// changed meanwhile, ended, needs an unlock, or the vault could not take the refresh
+    /// (`.unavailable`: that answer stands, as for any call).
     private func liveTokenAfterFailedRefreshAhead(_ session: Session, outcome: ResumeOutcome) async -> Token? {
         switch outcome {
-        case .offline, .renewalRefused, .unavailable: break
-        case .home, .login, .locked: return nil
+        case .offline, .renewalRefused: break
+        case .home, .login, .locked, .unavailable: return nil
         }
         guard let vault = openedVault, let current = try? await vault.currentSession(), current.id == session.id,
             current.tokenVersion == session.tokenVersion, let expiry = current.accessExpiresAt,

@@ -98,7 +98,7 @@ extension ResumeManager {
         guard let current = try await vault.currentSession(), current.id == session.id else { return await outcomeWithoutRefresh(vault) }
         if current.tokenVersion > session.tokenVersion { return .home(current) }
         // A server's 429, seen here or recorded by another process: no request until it passed.
-        if let wait = try await refreshDeferral(vault) {
+        if let wait = try await refreshDeferral(vault, sessionID: current.id) {
             logger.notice("refresh deferred by the server's rate limit", metadata: ["refresh.retryAfter": "\(wait)"])
             return .offline(current, retryAfter: wait)
         }
@@ -217,7 +217,7 @@ extension ResumeManager {
             let delay = AuthErrorBody.boundedDelay(retryAfter) ?? 60
             // Kept for this process, and in the vault for the others.
             let now = clock()
-            rateLimit = (now, delay)
+            rateLimit = (now, delay, session.id)
             try? await vault.deferRefreshes(until: now.addingTimeInterval(delay), wait: delay)
             return .offline(session, retryAfter: delay)
         case .proofRejected:
@@ -264,13 +264,13 @@ extension ResumeManager {
     /// asked, whatever the clock did: this process's record counts down on its clock, and when
     /// the clock moved back behind it, it gives way to the vault's, which counts what was left
     /// from the latest time the vault saw (`Vault.refreshDeferral()`).
-    func refreshDeferral(_ vault: Vault) async throws(VaultError) -> TimeInterval? {
+    func refreshDeferral(_ vault: Vault, sessionID: String) async throws(VaultError) -> TimeInterval? {
         let now = clock()
         var wait: TimeInterval = 0
         if let rateLimit {
             let elapsed = now.timeIntervalSince(rateLimit.at)
             let remaining = rateLimit.delay - elapsed
-            if elapsed >= 0, remaining > 0 { wait = remaining } else { self.rateLimit = nil }
+            if elapsed >= 0, remaining > 0, rateLimit.sessionID == sessionID { wait = remaining } else { self.rateLimit = nil }
         }
         if let remaining = try await vault.refreshDeferral() { wait = max(wait, remaining) }
         return wait > 0 ? wait : nil

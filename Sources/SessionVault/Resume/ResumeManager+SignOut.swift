@@ -154,6 +154,9 @@ extension ResumeManager {
             return .failed(Self.boundWithoutProofForSignOut)
         }
         var access = accessToken, refresh = refreshToken
+        // A bound access token without its proof is never handed on where the refresh token can
+        // name the session instead: a terminator might present it (an authenticated revocation).
+        if session.proofKeyThumbprint != nil, prover == nil, refresh != nil { access = nil }
         var refreshed = false
         let needsAccess = terminator.endsSessionWithAccessToken && mayRefresh
         let spent = access == nil || (session.accessExpiresAt.map { $0.timeIntervalSince(clock()) <= Self.signOutAccessMargin } ?? true)

@@ -37,9 +37,10 @@ public actor ResumeManager {
     var autoRefresh: Task<Void, Never>?
     var autoRefreshGeneration: UInt64 = 0
     var backoff: RetryBackoff
-    /// A server's 429 in this process: when it came (on the manager's clock) and how long it
-    /// asked to wait. The vault keeps the same for other processes (`Vault.deferRefreshes`).
-    var rateLimit: (at: Date, delay: TimeInterval)?
+    /// A server's 429 in this process: when it came (on the manager's clock), how long it asked
+    /// to wait, and the session whose refresh met it (another session starts afresh). The vault
+    /// keeps the same for other processes (`Vault.deferRefreshes`).
+    var rateLimit: (at: Date, delay: TimeInterval, sessionID: String)?
     /// A refresh the server answered whose rotated tokens could not be written yet (the disk was
     /// full at the commit): kept in locked memory, handed to API calls, and written before
     /// anything else is done. The refresh lock stays held meanwhile, so no process sends the

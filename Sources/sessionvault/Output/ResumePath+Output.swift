@@ -19,6 +19,9 @@ extension ResumePath {
     var advice: String {
         switch self {
         case .valid: return "go straight home, no prompt"
+        case .expired(let session, _) where session.refreshRefusedSince != nil:
+            return "unlock if asked, refresh; the server refused the last renewal without a verdict: "
+                + "renewalRefused (offer a new sign-in) until it answers or the refusal limit passes"
         case .expired: return "unlock (biometric if enabled, else password), refresh, go home"
         case .missing: return "show the sign-in screen (full login)"
         case .corrupted: return "wipe everything, record why, show the sign-in screen"

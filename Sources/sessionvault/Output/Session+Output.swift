@@ -23,6 +23,8 @@ extension Session {
             "lastActiveAt": .time(lastActiveAt),
             "absoluteDeadline": .time(absoluteDeadline),
             "refreshPendingSince": .time(refreshPendingSince),
+            // The server refused the refresh without a verdict on the grant since then.
+            "refreshRefusedSince": .time(refreshRefusedSince),
             "biometricEnabled": .bool(biometricEnabled),
             "tokenVersion": .int(tokenVersion),
             // The DPoP key's RFC 7638 thumbprint (the server's cnf.jkt); never the key.
@@ -49,6 +51,9 @@ extension Session {
         if let absoluteDeadline { rows.append(["deadline", TextTable.Cell(TimeFormat.describe(absoluteDeadline, now: now))]) }
         if let refreshPendingSince {
             rows.append(["refreshing", TextTable.Cell("since \(TimeFormat.describe(refreshPendingSince, now: now))", .yellow)])
+        }
+        if let refreshRefusedSince {
+            rows.append(["renewal refused", TextTable.Cell("since \(TimeFormat.describe(refreshRefusedSince, now: now)), no verdict on the grant", .yellow)])
         }
         rows.append(["biometric", TextTable.Cell(biometricEnabled ? "enabled" : "disabled")])
         return rows

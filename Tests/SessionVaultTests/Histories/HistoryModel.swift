@@ -53,6 +53,10 @@ struct HistoryModel {
     let lifetime: TimeInterval
     /// A 429 recorded in the vault (for every actor) and in each manager (for its own process).
     var vaultNotBefore: Date?
+    /// The wait that recorded 429 asked for: the recorded wait is never longer.
+    var vaultAsked: TimeInterval = 0
+    /// The latest wall-clock time the vault has seen, as the last view read it.
+    var vaultLastWallClock: Date?
     var actorRateLimit: [Int: (at: Date, delay: TimeInterval)] = [:]
     /// Damage the history injected that no recovery has wiped yet: every call meets it.
     var pendingDamage: CorruptionKind?
@@ -101,6 +105,22 @@ struct HistoryModel {
         return now < view.accessReceivedAt.addingTimeInterval(dueAfterReceipt) ? .valid : .due(needsUser: false)
     }
 
+    /// The least lifetime left for which a token call hands out the live token after its refresh
+    /// ahead of expiry failed for the server.
+    static let liveTokenFloor: TimeInterval = 10
+
+    /// Whether a token call's refresh is one ahead of the access token's expiry, with more than
+    /// the floor left: should the server fail it (or ask to wait), the live token is handed out.
+    func refreshingAhead(_ view: View?, now: Date, forUser: Bool) -> Bool {
+        guard family != nil, let view else { return false }
+        let movedBack =
+            view.lastWallClock.timeIntervalSince(now) > Self.skewTolerance
+            || (forUser && view.lastActiveAt.timeIntervalSince(now) > Self.activitySlack)
+        if movedBack || view.refreshPending { return false }
+        if forUser && now.timeIntervalSince(view.lastActiveAt) >= Self.idleTimeout { return false }
+        return now < view.accessReceivedAt.addingTimeInterval(lifetime - Self.liveTokenFloor)
+    }
+
     /// The user unlocked (or passed the biometric prompt) after the clock moved back: now becomes
     /// the vault's reference, and a recorded 429 keeps what was left of its wait counted from
     /// the latest time seen before (never stretched by the move).
@@ -119,13 +139,30 @@ struct HistoryModel {
         return now < view.accessReceivedAt.addingTimeInterval(dueAfterReceipt) ? .valid : .due(needsUser: false)
     }
 
+    /// A new session was stored: a fresh start for its own refreshes, in the vault and in every
+    /// process (a 429 another session met holds nothing back).
+    mutating func startFresh() {
+        vaultNotBefore = nil
+        actorRateLimit = [:]
+    }
+
     /// Whether a refresh by `actor` must be held back by a 429 (no request sent).
     mutating func deferred(actor: Int, now: Date) -> Bool {
         var wait = false
         if let limit = actorRateLimit[actor] {
-            if now < limit.at.addingTimeInterval(limit.delay) { wait = true } else { actorRateLimit[actor] = nil }
+            // A clock moved back behind the 429 gives way to the vault's record.
+            if now >= limit.at, now < limit.at.addingTimeInterval(limit.delay) { wait = true } else { actorRateLimit[actor] = nil }
         }
-        if let notBefore = vaultNotBefore, now < notBefore { wait = true }
+        if let notBefore = vaultNotBefore {
+            var remaining = notBefore.timeIntervalSince(now)
+            if remaining > vaultAsked + 1, let latest = vaultLastWallClock {
+                // The clock moved back since the record: what was left at the latest time the
+                // vault saw, counted again from now, never more than asked.
+                remaining = min(vaultAsked, max(0, notBefore.timeIntervalSince(latest)))
+                vaultNotBefore = now.addingTimeInterval(remaining)
+            }
+            if remaining > 0 { wait = true }
+        }
         return wait
     }
 }

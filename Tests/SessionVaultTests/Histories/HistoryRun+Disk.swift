@@ -87,7 +87,7 @@ extension HistoryRun {
         let moved = await advanceToDue()
         let before = server.refreshRequests
         let saved = model
-        let want = expected(for: model.path(await view(actor), now: device.now, forUser: forUser), actor: actor)
+        let want = tokenCallExpectation(await view(actor), actor: actor, forUser: forUser)
         do { try disk.leave(free) } catch {
             fail(index, "the disk could not be filled: \(error)")
             return "failed"
@@ -114,7 +114,7 @@ extension HistoryRun {
         let wantAgain: (HistoryModel.Expected, Int) =
             kept
             ? (.token, 0)
-            : expected(for: model.path(await view(actor), now: device.now, forUser: forUser), actor: actor)
+            : tokenCallExpectation(await view(actor), actor: actor, forUser: forUser)
         let again = forUser ? await managers[0].freshAccessToken() : await managers[actor].backgroundAccessToken()
         let noteAgain = check(index, classify(again, actor: actor), wantAgain, before: beforeAgain)
         if await managers[actor].unsavedRotation != nil { fail(index, "a rotation is still kept in memory after the disk had room again") }

@@ -156,6 +156,7 @@ extension HistoryRun {
             if holder == newFamily {
                 model.family = newFamily
                 model.receivedAt = now
+                model.startFresh()
                 model.wipeAllowed = nil
                 model.lostRotation = false
                 return "\(fate): the sign-in was stored"

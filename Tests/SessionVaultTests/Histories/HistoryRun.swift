@@ -119,6 +119,7 @@ final class HistoryRun {
         guard let vault = try? await managers[actor].vault, let snapshot = try? await vault.snapshot(),
             case .session(let session, let wall, _) = snapshot
         else { return nil }
+        model.vaultLastWallClock = wall
         return HistoryModel.View(
             accessReceivedAt: session.accessIssuedAt ?? session.issuedAt, lastActiveAt: session.lastActiveAt,
             lastWallClock: wall, refreshPending: session.refreshPendingSince != nil, biometric: session.biometricEnabled)
@@ -126,16 +127,23 @@ final class HistoryRun {
 
     /// The outcome a due refresh by `actor` must have, with the requests it may send, and the
     /// model's account updated as the server will answer.
-    func resolveRefresh(_ actor: Int) -> (HistoryModel.Expected, Int) {
+    /// - Parameter faultsBefore: answers the server gives before this refresh's (each meets a
+    ///   queued fault first).
+    func resolveRefresh(_ actor: Int, faultsBefore: Int = 0) -> (HistoryModel.Expected, Int) {
         let now = device.now
         // Another process holds the refresh lock (stopped inside its refresh): nobody else sends
         // the token; past the wait limit the answer is "offline".
         if model.heldRotation { return (.offline, 0) }
         if model.deferred(actor: actor, now: now) { return (.offline, 0) }
         guard let family = model.family else { return (.ended, 0) }
-        if let fault = server.nextFault {
+        if let fault = server.fault(at: faultsBefore) {
             if case .rateLimited(let retryAfter) = fault {
-                model.vaultNotBefore = now.addingTimeInterval(TimeInterval(retryAfter))
+                // A later end already recorded stays, with its own wait.
+                let end = now.addingTimeInterval(TimeInterval(retryAfter))
+                if end >= (model.vaultNotBefore ?? .distantPast) {
+                    model.vaultNotBefore = end
+                    model.vaultAsked = TimeInterval(retryAfter)
+                }
                 model.actorRateLimit[actor] = (now, TimeInterval(retryAfter))
             }
             return (.offline, 1)
@@ -156,6 +164,17 @@ final class HistoryRun {
         model.vaultNotBefore = nil
         model.actorRateLimit[actor] = nil
         return (.token, 1)
+    }
+
+    /// What a token call (`freshAccessToken()` for the app, `backgroundAccessToken()` for an
+    /// extension) must do: as its path says, except that a refresh ahead of expiry that the
+    /// server fails (or a 429 holds back) hands out the live token.
+    func tokenCallExpectation(_ view: HistoryModel.View?, actor: Int, forUser: Bool) -> (HistoryModel.Expected, Int) {
+        let now = device.now
+        let ahead = model.refreshingAhead(view, now: now, forUser: forUser)
+        let want = expected(for: model.path(view, now: now, forUser: forUser), actor: actor)
+        guard ahead, want.0 == .offline || want.0 == .refused else { return want }
+        return (.token, want.1)
     }
 
     func expected(for path: HistoryModel.Path, actor: Int) -> (HistoryModel.Expected, Int) {
@@ -231,7 +250,7 @@ final class HistoryRun {
                 let want = resumeExpectation(0, view)
                 return check(index, classify(await managers[0].resume()), want, before: before)
             }
-            let want = expected(for: model.path(view, now: now, forUser: false), actor: actor)
+            let want = tokenCallExpectation(view, actor: actor, forUser: false)
             return check(index, classify(await managers[actor].backgroundAccessToken(), actor: actor), want, before: before)
         case .resume:
             let want = resumeExpectation(0, await view(0))
@@ -242,10 +261,10 @@ final class HistoryRun {
             let want = expected(for: model.pathAfterUnlock(unlocking, now: now), actor: 0)
             return check(index, classify(await managers[0].resumeAfterUnlock()), want, before: before)
         case .freshAccessToken:
-            let want = expected(for: model.path(await view(0), now: now, forUser: true), actor: 0)
+            let want = tokenCallExpectation(await view(0), actor: 0, forUser: true)
             return check(index, classify(await managers[0].freshAccessToken(), actor: 0), want, before: before)
         case .backgroundAccessToken(let actor):
-            let want = expected(for: model.path(await view(actor), now: now, forUser: false), actor: actor)
+            let want = tokenCallExpectation(await view(actor), actor: actor, forUser: false)
             return check(index, classify(await managers[actor].backgroundAccessToken(), actor: actor), want, before: before)
         case .apiCall(let actor, let sent, let reply):
             return await apiCall(index, actor: actor, sent: sent, reply: reply)
@@ -269,6 +288,7 @@ final class HistoryRun {
             }
             model.family = family
             model.receivedAt = now
+            model.startFresh()
             model.wipeAllowed = nil
             model.lostRotation = false
             // A live connection's commit: the log's index now holds all there is.
@@ -350,11 +370,12 @@ final class HistoryRun {
         let moved = await advanceToDue()
         let now = device.now
         // The child is a process of its own: no 429 remembered in it (actor 3 has none).
-        let path = model.path(await view(0), now: now, forUser: false)
+        let seen = await view(0)
+        let path = model.path(seen, now: now, forUser: false)
         let arguments = ["background-at", self.path, keyPath, server.baseURL.absoluteString, "\(now.timeIntervalSince1970)"]
         guard case .due(needsUser: false) = path, let family = model.family, !model.deferred(actor: 3, now: now) else {
             // Nothing to interrupt: it answers without a request; the process runs to its end.
-            let want = expected(for: path, actor: 3)
+            let want = tokenCallExpectation(seen, actor: 3, forUser: false)
             return moved + "ran: " + (await runChild(index, arguments, want: want, before: before) ?? "failed")
         }
         let live = server.isLive(family: family) && !model.lostRotation
@@ -539,10 +560,11 @@ final class HistoryRun {
         }
         model.family = family
         model.receivedAt = device.now
+        model.startFresh()
         model.wipeAllowed = nil
         model.lostRotation = false
         let view = await view(recoverer)
-        let want = held == 0 ? resumeExpectation(0, view) : expected(for: model.path(view, now: device.now, forUser: false), actor: 3)
+        let want = held == 0 ? resumeExpectation(0, view) : tokenCallExpectation(view, actor: 3, forUser: false)
         _ = FileManager.default.createFile(atPath: go, contents: nil)
         let status = await late.finish(timeout: 60)
         let last = late.lines.last ?? ""
@@ -623,7 +645,13 @@ final class HistoryRun {
     /// device's clock behind the server's) costs one more refresh and one more logout.
     func signOutOthers(_ index: Int, actor: Int) async -> String {
         let before = server.refreshRequests, logoutsBefore = server.logoutRequests
-        var want = expected(for: model.path(await view(actor), now: device.now, forUser: true), actor: actor)
+        let seen = await view(actor)
+        var want = expected(for: model.path(seen, now: device.now, forUser: true), actor: actor)
+        // A refresh ahead of expiry that the server failed hands out the live token it held: the
+        // logout goes out with it, after the fault that refresh met (if it sent one).
+        let failedAhead = (want.0 == .offline || want.0 == .refused) && model.refreshingAhead(seen, now: device.now, forUser: true)
+        let spentFaults = failedAhead ? want.1 : 0
+        if failedAhead { want.0 = .token }
         let held = try? await managers[actor].vault.accessToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
         var wantServer: String, wantLogouts = 0
         switch want.0 {
@@ -632,17 +660,17 @@ final class HistoryRun {
         case .token:
             wantLogouts = 1
             // A fault queued now meets the logout (a refresh that met one answered offline).
-            if server.nextFault != nil {
+            if server.fault(at: spentFaults) != nil {
                 wantServer = "failed"
             } else {
-                switch want.1 == 1 ? .live : server.judgeAsLogout(accessToken: held ?? "") {
+                switch want.1 == 1 && !failedAhead ? .live : server.judgeAsLogout(accessToken: held ?? "") {
                 case .live: wantServer = "ended"
                 case .revoked: wantServer = "alreadyEnded"
                 case .unknown:
                     fail(index, "the vault holds an access token the server never issued")
                     return "unknown token"
                 case .expired:
-                    let again = resolveRefresh(actor)
+                    let again = resolveRefresh(actor, faultsBefore: spentFaults)
                     want.1 += again.1
                     switch again.0 {
                     case .token: (wantServer, wantLogouts) = ("ended", 2)

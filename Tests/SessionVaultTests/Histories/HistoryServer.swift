@@ -81,6 +81,8 @@ final class HistoryServer: @unchecked Sendable {
     func enqueue(_ fault: Fault, count: Int) { lock.withLock { faults += Array(repeating: fault, count: count) } }
     func clearFaults() { lock.withLock { faults.removeAll() } }
     var nextFault: Fault? { lock.withLock { faults.first } }
+    /// The fault the answer after the next `position` ones will meet, if any is queued that far.
+    func fault(at position: Int) -> Fault? { lock.withLock { faults.indices.contains(position) ? faults[position] : nil } }
 
     /// The next refresh answer waits until `gate` is opened.
     func holdNextRefresh(_ gate: ResponseGate) { lock.withLock { self.gate = gate } }
