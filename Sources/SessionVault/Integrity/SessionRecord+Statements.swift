@@ -76,14 +76,18 @@ extension SessionRecord {
     }
 
     /// Records that the server refused session `id`'s refresh at `version` without a verdict on
-    /// the grant: the first such refusal's time stays; the pending mark goes (nothing was spent).
-    /// Returns whether the row was still at `version`.
-    static func recordRefreshRefused(of id: String, atVersion version: Int64, at time: Int64, in connection: Connection) throws(SQLiteError) -> Bool {
+    /// the grant: the first such refusal's time stays; the pending mark goes unless `keepPending`
+    /// (a mark a holder that died left: the token may be spent). Returns whether the row was
+    /// still at `version`.
+    static func recordRefreshRefused(
+        of id: String, atVersion version: Int64, at time: Int64, keepPending: Bool, in connection: Connection
+    ) throws(SQLiteError) -> Bool {
         try connection.run(
             """
-            UPDATE sessions SET refresh_refused_since = coalesce(refresh_refused_since, ?), refresh_pending_since = NULL
+            UPDATE sessions SET refresh_refused_since = coalesce(refresh_refused_since, ?),
+                refresh_pending_since = CASE WHEN ? THEN refresh_pending_since ELSE NULL END
             WHERE id = ? AND token_version = ?
-            """, [.integer(time), .text(id), .integer(version)])
+            """, [.integer(time), .integer(keepPending ? 1 : 0), .text(id), .integer(version)])
         return connection.changes == 1
     }
 

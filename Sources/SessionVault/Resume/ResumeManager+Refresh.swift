@@ -227,7 +227,7 @@ extension ResumeManager {
             if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             return .unavailable(retryAfter: backoff.nextDelay(), detail: "\(error); tokens kept")
         case .refusedUnexplained:
-            return await settleUnexplainedRefusal(vault, session: session, error: error)
+            return await settleUnexplainedRefusal(vault, session: session, error: error, interrupted: interrupted)
         case .serverUnavailable, .network, .invalidResponse:
             if !interrupted { try? await vault.clearRefreshPending(sessionID: session.id, expectedVersion: session.tokenVersion) }
             return .offline(session, retryAfter: backoff.nextDelay())
@@ -238,10 +238,10 @@ extension ResumeManager {
     /// process and launch), answered as `.renewalRefused`, and the session ended only when such
     /// a refusal comes `policy.refusalLimit` or more after the first one. A clock moved back
     /// never counts as time passed (the elapsed time is then taken as none).
-    func settleUnexplainedRefusal(_ vault: Vault, session: Session, error: RefreshError) async -> ResumeOutcome {
+    func settleUnexplainedRefusal(_ vault: Vault, session: Session, error: RefreshError, interrupted: Bool) async -> ResumeOutcome {
         let recorded: Session?
         do {
-            recorded = try await vault.recordRefreshRefused(sessionID: session.id, expectedVersion: session.tokenVersion)
+            recorded = try await vault.recordRefreshRefused(sessionID: session.id, expectedVersion: session.tokenVersion, keepPending: interrupted)
         } catch {
             return await outcome(for: error)
         }

@@ -54,16 +54,18 @@ extension Vault {
 
     /// Records that the server refused the refresh of `sessionID` at `expectedVersion` without a
     /// verdict on the grant, and clears the pending mark (the server spent nothing it answered
-    /// for). Returns the session as stored afterwards: its `refreshRefusedSince` is the first
-    /// such refusal's time. Nil when the session moved on meanwhile (rotated or replaced).
-    func recordRefreshRefused(sessionID: String, expectedVersion: Int64) throws(VaultError) -> Session? {
+    /// for) unless `keepPending` (a mark an earlier holder left when it died). Returns the
+    /// session as stored afterwards: its `refreshRefusedSince` is the first such refusal's time.
+    /// Nil when the session moved on meanwhile (rotated or replaced).
+    func recordRefreshRefused(sessionID: String, expectedVersion: Int64, keepPending: Bool) throws(VaultError) -> Session? {
         let hold = try holdStableFile()
         defer { hold.unlock() }
         try reloadIfChangedElsewhere()
         guard state.current?.session.id == sessionID, state.current?.session.tokenVersion == expectedVersion else { return nil }
         let recorded = try write("refreshRefused") { connection, now in
-            let recorded = try SessionRecord.recordRefreshRefused(of: sessionID, atVersion: expectedVersion, at: now.unixMilliseconds, in: connection)
-            if recorded { try SessionRecord.releaseRotationSpace(in: connection) }
+            let recorded = try SessionRecord.recordRefreshRefused(
+                of: sessionID, atVersion: expectedVersion, at: now.unixMilliseconds, keepPending: keepPending, in: connection)
+            if recorded, !keepPending { try SessionRecord.releaseRotationSpace(in: connection) }
             return recorded
         }
         guard recorded, let current = state.current?.session, current.id == sessionID else { return nil }

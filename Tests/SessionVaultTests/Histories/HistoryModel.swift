@@ -53,6 +53,11 @@ struct HistoryModel {
     let lifetime: TimeInterval
     /// A 429 recorded in the vault (for every actor) and in each manager (for its own process).
     var vaultNotBefore: Date?
+    /// When the server first refused the family's refresh without a verdict (nil: not refused
+    /// since its last tokens).
+    var refusedSince: Date?
+    /// How long such refusals may last before the session ends (the policy's default).
+    static let refusalLimit: TimeInterval = 24 * 3600
     /// The wait that recorded 429 asked for: the recorded wait is never longer.
     var vaultAsked: TimeInterval = 0
     /// The latest wall-clock time the vault has seen, as the last view read it.
@@ -142,6 +147,7 @@ struct HistoryModel {
     /// A new session was stored: a fresh start for its own refreshes, in the vault and in every
     /// process (a 429 another session met holds nothing back).
     mutating func startFresh() {
+        refusedSince = nil
         vaultNotBefore = nil
         actorRateLimit = [:]
     }

@@ -146,6 +146,19 @@ final class HistoryRun {
                 }
                 model.actorRateLimit[actor] = (now, TimeInterval(retryAfter))
             }
+            if case .unexplained = fault {
+                // Recorded with its first time; past the limit after it, the session ends (a
+                // clock moved back is no time passed).
+                guard let since = model.refusedSince else {
+                    model.refusedSince = now
+                    return (.refused, 1)
+                }
+                if max(0, now.timeIntervalSince(since)) >= HistoryModel.refusalLimit {
+                    model.family = nil
+                    return (.ended, 1)
+                }
+                return (.refused, 1)
+            }
             return (.offline, 1)
         }
         guard server.isLive(family: family) else {
@@ -162,6 +175,7 @@ final class HistoryRun {
         }
         model.receivedAt = now
         model.vaultNotBefore = nil
+        model.refusedSince = nil
         model.actorRateLimit[actor] = nil
         return (.token, 1)
     }
@@ -316,6 +330,12 @@ final class HistoryRun {
             return "queued"
         case .serverErrors(let count):
             server.enqueue(.serverError(status: 503), count: count)
+            return "queued"
+        case .proxyPages(let count):
+            server.enqueue(.proxyPage, count: count)
+            return "queued"
+        case .unexplainedRefusals(let count):
+            server.enqueue(.unexplained, count: count)
             return "queued"
         case .serverRevokes:
             if let family = model.family { server.revoke(family: family) }

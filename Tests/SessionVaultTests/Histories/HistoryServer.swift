@@ -15,6 +15,10 @@ final class HistoryServer: @unchecked Sendable {
     enum Fault: Sendable, Equatable {
         case rateLimited(retryAfter: Int)
         case serverError(status: Int)
+        /// A page from something in front of the server (a CDN's challenge): HTML, not its JSON.
+        case proxyPage
+        /// A refusal that names no error: 400 with an empty body.
+        case unexplained
     }
 
     /// What the API says to an access token, on the server's clock.
@@ -147,6 +151,12 @@ final class HistoryServer: @unchecked Sendable {
             return .json(status: 429, #"{"error":"over_request_rate_limit","msg":"Request rate limit reached","retry_after":\#(retryAfter)}"#)
         case .serverError(let status):
             return .json(status: status, #"{"msg":"upstream unavailable"}"#)
+        case .proxyPage:
+            return ScriptedResponse(
+                status: 403, headers: [("Content-Type", "text/html")],
+                body: Data("<html><body>Access denied. Your session expired? Checking your browser.</body></html>".utf8))
+        case .unexplained:
+            return ScriptedResponse(status: 400)
         }
     }
 

@@ -27,6 +27,10 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     case clock(seconds: Int)
     case rateLimitBurst(count: Int, retryAfter: Int)
     case serverErrors(count: Int)
+    /// Something in front of the server answers: a CDN's 403 HTML page.
+    case proxyPages(count: Int)
+    /// The server refuses the refresh without a verdict on the grant (Glewlwyd's empty 400).
+    case unexplainedRefusals(count: Int)
     case serverRevokes
     /// `refreshNow()` whose caller is cancelled once the request reached the server.
     case cancelDuringRefresh(actor: Int)
@@ -97,6 +101,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .clock(let seconds): return seconds == 0 ? "clock still" : seconds > 0 ? "clock +\(seconds)s" : "clock \(seconds)s"
         case .rateLimitBurst(let count, let retryAfter): return "server 429 x\(count) retry_after \(retryAfter)"
         case .serverErrors(let count): return "server 5xx x\(count)"
+        case .proxyPages(let count): return "proxy 403 page x\(count)"
+        case .unexplainedRefusals(let count): return "server 400 empty x\(count)"
         case .serverRevokes: return "server revokes the session"
         case .cancelDuringRefresh(let actor): return "\(Self.name(actor)).refreshNow cancelled in flight"
         case .signOutDuringRefresh(let refresher, let signer): return "\(Self.name(refresher)).refreshNow held while \(Self.name(signer)).signOut"
@@ -179,7 +185,9 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 forward += max(0, seconds)
                 steps.append(.clock(seconds: seconds))
             case 74..<78: steps.append(.rateLimitBurst(count: Int.random(in: 1...3, using: &rng), retryAfter: Int.random(in: 5...120, using: &rng)))
-            case 78..<82: steps.append(.serverErrors(count: Int.random(in: 1...2, using: &rng)))
+            case 78..<80: steps.append(.serverErrors(count: Int.random(in: 1...2, using: &rng)))
+            case 80..<81: steps.append(.proxyPages(count: Int.random(in: 1...2, using: &rng)))
+            case 81..<82: steps.append(.unexplainedRefusals(count: Int.random(in: 1...3, using: &rng)))
             case 82..<85: steps.append(.serverRevokes)
             case 85..<90: steps.append(.cancelDuringRefresh(actor: anyActor))
             case 90..<100:
