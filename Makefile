@@ -2,14 +2,15 @@
 #   make run    installs what is missing, then runs the demo tour
 #   make test   installs what is missing, then runs the whole test suite
 
-APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config python3 python3-venv
+APT_PACKAGES := libsqlcipher-dev libsodium-dev sqlcipher sqlite3 pkg-config python3 python3-venv glewlwyd
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
 .PHONY: deps build run test cli-snapshots manual histories histories-soak crash-states test-servers test-sqlcipher4 sqlcipher4 test-standins standins bench clean check check-readme check-api api docs check-portability check-layers check-warnings check-format format check-default-resolution fuzz fuzz-build fuzz-corpus check-asan check-tsan check-hard
 
-# Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, and python3 with
-# venv for the test authorization server) when absent.
+# Installs the C libraries (and the sqlcipher / sqlite3 shells the tests drive, python3 with
+# venv for the test authorization servers, and Glewlwyd, an OpenID provider we did not write,
+# which Tests/Servers/glewlwyd/serve.py runs on 127.0.0.1) when absent.
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
