@@ -33,3 +33,53 @@ struct TokenResponseIdentityTests {
         #expect(try await vault.currentSession() == nil)
     }
 }
+
+/// idpyoidc's JWT access tokens carry its user-database id while the ID token and userinfo carry
+/// the public `sub`: the stored identity comes from the ID token (OIDC Core's identifier, with
+/// `iss`), then the provider's user object, and from the access token only when nothing else
+/// names the user. A refresh whose only identity is an access token naming someone else is not,
+/// by itself, an answer for another subject.
+@Suite("The session's subject comes from the ID token, not the access token")
+struct SubjectFromIDTokenTests {
+    static func jwt(_ claims: [String: Any]) throws -> String {
+        let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        let encoded = payload.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "eyJhbGciOiJFUzI1NiJ9.\(encoded).c2ln"
+    }
+
+    static func body(access: String, idToken: String?) -> String {
+        let id = idToken.map { #","id_token":"\#($0)""# } ?? ""
+        return #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600,"refresh_token":"r1"\#(id)}"#
+    }
+
+    @Test func theIDTokensSubjectAndIssuerWin() throws {
+        let access = try Self.jwt(["sub": "alice-sub-0001", "iss": "https://as.example/internal", "email": "db@example.com"])
+        let idToken = try Self.jwt(["sub": "public-alice", "iss": "https://op.example", "email": "alice@example.com"])
+        let response = try TokenResponse(json: Data(Self.body(access: access, idToken: idToken).utf8))
+        #expect(response.identity?.subject == "public-alice")
+        #expect(response.identity?.issuer == "https://op.example")
+        #expect(response.identity?.email == "alice@example.com")
+    }
+
+    @Test func anAccessTokenAloneStillNamesTheUserForASignIn() throws {
+        let access = try Self.jwt(["sub": "only-here"])
+        #expect(try TokenResponse(json: Data(Self.body(access: access, idToken: nil).utf8)).identity?.subject == "only-here")
+    }
+
+    @Test func aRefreshWhoseAccessTokenNamesAnInternalIDKeepsTheSession() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let idToken = try Self.jwt(["sub": "public-alice", "iss": "https://op.example"])
+        let stored = try await vault.store(try TokenResponse(json: Data(Self.body(access: try Self.jwt(["sub": "alice-sub-0001"]), idToken: idToken).utf8)))
+        #expect(stored.identity.subject == "public-alice")
+        // The refresh answer: a new JWT access token with the internal id, no ID token, no user.
+        let refreshed = try TokenResponse(json: Data(Self.body(access: try Self.jwt(["sub": "alice-sub-0001", "n": 2]), idToken: nil).utf8))
+        let rotated = try await vault.rotate(refreshed)
+        #expect(rotated.identity.subject == "public-alice" && rotated.tokenVersion == stored.tokenVersion + 1)
+        // An ID token naming someone else is still another subject.
+        let other = try TokenResponse(json: Data(Self.body(access: "opaque", idToken: try Self.jwt(["sub": "mallory"])).utf8))
+        await #expect(throws: VaultError.subjectMismatch) { try await vault.rotate(other) }
+        await vault.close()
+    }
+}

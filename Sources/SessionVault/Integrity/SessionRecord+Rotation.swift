@@ -18,7 +18,9 @@ extension SessionRecord {
     /// response states none (RFC 6749 §6), email and display name updated when it carries them.
     func rotated(_ response: TokenResponse, times: TokenTimes, sealed: SealedTokens, version: Int64) -> SessionRecord {
         var record = withTokens(sealed)
-        if let incoming = response.identity {
+        // Another subject in an access token alone says nothing of this user (see
+        // `TokenResponse.identityFromAccessTokenOnly`): its e-mail and name are not taken.
+        if let incoming = response.identity, !response.identityFromAccessTokenOnly || incoming.subject == session.identity.subject {
             record.session.identity.email = incoming.email ?? session.identity.email
             record.session.identity.displayName = incoming.displayName ?? session.identity.displayName
         }

@@ -23,6 +23,11 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
     public var scope: String?
     /// Who the tokens belong to; refresh responses often carry none (the stored identity stays).
     public var identity: SessionIdentity?
+    /// Whether `identity` was read from the access token's claims alone (no ID token, no user
+    /// object named anyone). Access tokens are opaque to clients (RFC 6749 §1.4): their `sub`
+    /// may be a server's internal id, so a refresh whose only identity is this one is never, by
+    /// itself, an answer for another subject.
+    var identityFromAccessTokenOnly = false
 
     /// A response a custom `SessionRefresher` built from its server's answer. `Vault.store` and
     /// `Vault.rotate` check its numbers against `lifetimeRange` and `unixTimeRange`.
@@ -42,8 +47,10 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
 
     /// Parses a token response body.
     ///
-    /// The subject comes from `user.id` (GoTrue), else the `sub` claim of the access token or
-    /// `id_token`; without one `identity` is nil (fine for a refresh, refused by `store`).
+    /// The subject comes from the ID token's `sub` (with its `iss`: OIDC Core's identifier of the
+    /// user), else the provider's own user object (GoTrue's `user.id`), and from the access
+    /// token's claims only when nothing else names the user; without one `identity` is nil (fine
+    /// for a refresh, refused by `store`).
     public init(json: Data) throws(TokenResponseError) {
         guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { throw .notJSON }
         guard let access = object["access_token"] as? String, !access.isEmpty else { throw .missingField("access_token") }
@@ -53,9 +60,10 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
         let appMetadata = user["app_metadata"] as? [String: Any] ?? [:]
         let userMetadata = user["user_metadata"] as? [String: Any] ?? [:]
 
-        func claim(_ name: String) -> Any? { user[name] ?? accessClaims[name] ?? idClaims[name] }
+        func claim(_ name: String) -> Any? { user[name] ?? idClaims[name] ?? accessClaims[name] }
 
-        let subject = (user["id"] as? String) ?? (accessClaims["sub"] as? String) ?? (idClaims["sub"] as? String)
+        let named = [idClaims["sub"] as? String, user["id"] as? String].compactMap { $0 }.first { !$0.isEmpty }
+        let subject = named ?? (accessClaims["sub"] as? String)
 
         var roles: [String] = []
         if let list = appMetadata["roles"] as? [String] { roles = list } else if let role = (appMetadata["role"] ?? claim("role")) as? String { roles = [role] }
@@ -72,7 +80,7 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
         let identity = subject.flatMap { $0.isEmpty ? nil : $0 }.map { subject in
             SessionIdentity(
                 subject: subject,
-                issuer: (accessClaims["iss"] ?? idClaims["iss"]) as? String,
+                issuer: (idClaims["iss"] ?? accessClaims["iss"]) as? String,
                 tenant: (appMetadata["tenant_id"] ?? appMetadata["tenant"] ?? claim("tenant_id") ?? claim("tid")) as? String,
                 email: claim("email") as? String,
                 displayName: (userMetadata["full_name"] ?? userMetadata["name"] ?? userMetadata["display_name"] ?? idClaims["name"]) as? String,
@@ -101,6 +109,7 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             refreshExpiresIn: try Self.integer(object["refresh_expires_in"], "refresh_expires_in", in: Self.lifetimeRange),
             scope: object["scope"] as? String,
             identity: identity)
+        identityFromAccessTokenOnly = identity != nil && named == nil
     }
 
     /// The lifetimes (`expires_in`, `refresh_expires_in`, in seconds) accepted: zero (already
@@ -191,9 +200,11 @@ extension TokenResponse {
     /// Fields the app leaves nil are filled from what the response carries (claims of a JWT
     /// access or ID token), if anything. A response that names a different subject is refused
     /// with `.invalidField("sub")`: the tokens would belong to someone else than the app thinks.
+    /// An access token's own `sub` alone is not such a statement (a server's internal id): it is
+    /// set aside for the app's.
     public func identified(as identity: SessionIdentity) throws(TokenResponseError) -> TokenResponse {
         var merged = identity
-        if let stated = self.identity {
+        if let stated = self.identity, !(identityFromAccessTokenOnly && stated.subject != identity.subject) {
             guard stated.subject == identity.subject else { throw .invalidField("sub") }
             merged.issuer = identity.issuer ?? stated.issuer
             merged.tenant = identity.tenant ?? stated.tenant
@@ -204,6 +215,7 @@ extension TokenResponse {
         }
         var copy = self
         copy.identity = merged
+        copy.identityFromAccessTokenOnly = false
         return copy
     }
 }

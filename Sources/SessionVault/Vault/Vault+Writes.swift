@@ -119,7 +119,7 @@ extension Vault {
         if let expectedSessionID, expectedSessionID != current.session.id { throw .staleSession }
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
-        if let identity = response.identity, identity.subject != current.session.identity.subject {
+        if let identity = response.identity, !response.identityFromAccessTokenOnly, identity.subject != current.session.identity.subject {
             throw .subjectMismatch
         }
         if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
