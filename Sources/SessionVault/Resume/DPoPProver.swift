@@ -41,7 +41,12 @@ public struct DPoPProver: Sendable {
     }
 
     /// The `iat` a proof made now carries: the server's time as estimated from the device's.
-    var issuedAt: Int64 { serverClock.issuedAt(deviceNow: clock(), recorded: recordedClockOffset) }
+    var issuedAt: Int64 { issuedAt(for: .authorization) }
+
+    /// The `iat` of a proof for `server`: dated by that server's measured clock.
+    func issuedAt(for server: DPoPNonceStore.Server) -> Int64 {
+        serverClock.issuedAt(deviceNow: clock(), recorded: recordedClockOffset, server: server)
+    }
 
     /// Records the `Date` of an answer to a request signed with this prover (a custom
     /// `SessionRefresher` calls it for its token endpoint's answers, as the shipped refreshers
@@ -73,7 +78,7 @@ public struct DPoPProver: Sendable {
             #""jti":"\#(JWKThumbprint.base64URL(Sodium.randomBytes(16)))""#,
             #""htm":"\#(JSONText.string(method))""#,
             #""htu":"\#(JSONText.string(Self.targetURI(url)))""#,
-            #""iat":\#(issuedAt)"#
+            #""iat":\#(issuedAt(for: server))"#
         ]
         if let nonce = nonces.nonce(for: url, server: server) { claims.append(#""nonce":"\#(JSONText.string(nonce))""#) }
         if let accessToken { claims.append(#""ath":"\#(accessToken.withRevealedBytes { JWKThumbprint.hash($0) })""#) }

@@ -10,11 +10,16 @@ import Foundation
 ///
 /// The offset is only ever used to date proofs: it is never evidence that time passed, so a
 /// clock moved back cannot make a token look fresh through it.
+///
+/// One offset per server role, as the nonces are kept: the app's own API may run on another
+/// clock than its authorization server (its `Date` hours away), and a proof the API re-dated
+/// must not move the dating of the next token request. A resource server not measured yet is
+/// dated as the authorization server is (the best estimate at hand).
 final class DPoPServerClock: @unchecked Sendable {
     // Sendable: `lock` guards `measured` and `lastShift`.
     private let lock = NSLock()
-    private var measured: TimeInterval?
-    private var lastShift: TimeInterval = 0
+    private var measured: [DPoPNonceStore.Server: TimeInterval] = [:]
+    private var lastShift: [DPoPNonceStore.Server: TimeInterval] = [:]
 
     /// How far the proofs' dating may be from a new measurement before a refused proof is sent
     /// again, re-dated: the `Date` header has whole seconds and the answer took its time to come,
@@ -22,19 +27,23 @@ final class DPoPServerClock: @unchecked Sendable {
     /// lifetime).
     static let meaningfulChange: TimeInterval = 5
 
-    /// Server minus device seconds, last measured in this process; nil before any answer.
-    var offset: TimeInterval? { lock.withLock { measured } }
+    /// The authorization server's clock minus the device's, last measured in this process; nil
+    /// before any answer.
+    var offset: TimeInterval? { offset(for: .authorization) }
+
+    /// `server`'s clock minus the device's, last measured in this process; nil before any answer.
+    func offset(for server: DPoPNonceStore.Server) -> TimeInterval? { lock.withLock { measured[server] } }
 
     /// Records the server's `Date` against the device's clock at the answer.
     /// - Returns: whether the latest proof was dated more than `meaningfulChange` away from the
     ///   new measurement (false when the two dates give no usable offset: more than ten years
     ///   apart, a header that is no clock).
-    func measure(serverDate: Date, deviceNow: Date) -> Bool {
+    func measure(serverDate: Date, deviceNow: Date, server: DPoPNonceStore.Server = .authorization) -> Bool {
         let offset = serverDate.timeIntervalSince(deviceNow)
         guard offset.isFinite, abs(offset) < Self.largestOffset else { return false }
         return lock.withLock {
-            measured = offset
-            return abs(offset - lastShift) > Self.meaningfulChange
+            measured[server] = offset
+            return abs(offset - (lastShift[server] ?? 0)) > Self.meaningfulChange
         }
     }
 
@@ -45,11 +54,12 @@ final class DPoPServerClock: @unchecked Sendable {
     /// `recorded` is the vault's offset, used until this process measured one. Never traps: an
     /// estimate outside any plausible date is dated by the device's clock alone. The shift used
     /// is kept, so that a refusal's `Date` is compared with what the refused proof carried.
-    func issuedAt(deviceNow: Date, recorded: TimeInterval?) -> Int64 {
+    func issuedAt(deviceNow: Date, recorded: TimeInterval?, server: DPoPNonceStore.Server = .authorization) -> Int64 {
         let shift: TimeInterval = lock.withLock {
-            let candidate = measured ?? recorded ?? 0
-            lastShift = candidate.isFinite && abs(candidate) < Self.largestOffset ? candidate : 0
-            return lastShift
+            let candidate = measured[server] ?? measured[.authorization] ?? recorded ?? 0
+            let shift = candidate.isFinite && abs(candidate) < Self.largestOffset ? candidate : 0
+            lastShift[server] = shift
+            return shift
         }
         let seconds = (deviceNow.timeIntervalSince1970 + shift).rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e15 else { return 0 }

@@ -128,7 +128,7 @@ extension OAuth2Refresher: SessionTerminator {
             let value = accessToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
             if let prover {
                 do {
-                    headers["DPoP"] = try prover.proof(method: "POST", url: endpoint, accessToken: accessToken)
+                    headers["DPoP"] = try prover.proof(method: "POST", url: endpoint, accessToken: accessToken, server: .authorization)
                 } catch {
                     return .failed("no DPoP proof could be made for the revocation (\(error)); nothing sent")
                 }

@@ -140,7 +140,7 @@ extension ResumeManager {
         if HTTPRefreshTransport.refusesProof(status: status, body: Data(), wwwAuthenticate: wwwAuthenticate) {
             let now = clock()
             let serverDate = date.flatMap(HTTPRefreshTransport.parseHTTPDate) ?? now
-            if dpop.serverClock.measure(serverDate: serverDate, deviceNow: now) { retry = true }
+            if dpop.serverClock.measure(serverDate: serverDate, deviceNow: now, server: .resource) { retry = true }
         }
         return retry
     }
