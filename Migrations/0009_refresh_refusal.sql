@@ -12,4 +12,10 @@ ALTER TABLE sessions ADD COLUMN refresh_refused_since INTEGER;
 -- after the 429 would otherwise hold every refresh until it caught up again. 0 for a record
 -- written before this migration: such a record is trusted for at most a day, as before.
 ALTER TABLE vault_state ADD COLUMN refresh_deferred_for INTEGER NOT NULL DEFAULT 0;
+-- id_token: the ID token of the sign-in (or of the latest refresh that sent one), sealed under the
+-- field key like the proof key (its associated data binds it to this row and column, not to a
+-- token version), kept only for the end-session URL's id_token_hint (OIDC RP-Initiated Logout;
+-- Glewlwyd acts on nothing else) and deleted with the row at sign-out. An ID token that does not
+-- open (an older library's rekey left it under the old key) is no damage: the URL goes without it.
+ALTER TABLE sessions ADD COLUMN id_token BLOB;
 -- Only additions with defaults: readable_since stays, an older library keeps reading the vault.

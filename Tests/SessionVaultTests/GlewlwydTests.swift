@@ -170,6 +170,27 @@ struct GlewlwydTests {
         }
     }
 
+    /// Glewlwyd's end-session acts only on `id_token_hint`: the ID token is kept, sealed, from the
+    /// sign-in to the sign-out, put in the URL, and gone with the session. The URL ends alice's
+    /// session at Glewlwyd; the result's description names the parameters, never the token.
+    @Test func theEndSessionURLCarriesTheIDTokenAndEndsTheProvidersSession() async throws {
+        try await GlewlwydTestServer.with { server in
+            let clock = DeviceClock()
+            let manager = try manager(server, clock: clock)
+            _ = try await signIn(manager, server)
+            let idToken = try #require(try await manager.vault.currentIDToken())
+            let hint = idToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
+            let result = try await manager.signOut()
+            let url = try #require(result.endSessionURL)
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(items.first { $0.name == "id_token_hint" }?.value == hint)
+            #expect(!"\(result)".contains(hint), "the description shows the ID token")
+            #expect(try await manager.vault.currentIDToken() == nil, "gone with the session")
+            let ended = try await server.endSession(url)
+            #expect(ended.status == 302 && ended.sessionStatus == 401, "Glewlwyd answered \(ended)")
+        }
+    }
+
     /// A code Glewlwyd refuses (used twice) is `codeRejected`, as `invalid_grant` would be.
     @Test func aCodeUsedTwiceIsCodeRejected() async throws {
         try await GlewlwydTestServer.with { server in

@@ -83,3 +83,26 @@ struct SubjectFromIDTokenTests {
         await vault.close()
     }
 }
+
+/// The ID token kept for the end-session URL's `id_token_hint`: sealed from the sign-in on,
+/// replaced by a refresh that sends one, re-sealed by a rekey, gone at sign-out.
+@Suite("The ID token kept for the logout hint")
+struct KeptIDTokenTests {
+    @Test func keptThroughRefreshAndRekeyGoneAtSignOut() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let first = try SubjectFromIDTokenTests.jwt(["sub": "alice", "n": 1])
+        try await vault.store(try TokenResponse(json: Data(SubjectFromIDTokenTests.body(access: "a1", idToken: first).utf8)))
+        #expect(try await vault.currentIDToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == first)
+        // A refresh without an ID token keeps it; one with a new ID token replaces it.
+        try await vault.rotate(try TokenResponse(json: Data(SubjectFromIDTokenTests.body(access: "a2", idToken: nil).utf8)))
+        #expect(try await vault.currentIDToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == first)
+        let second = try SubjectFromIDTokenTests.jwt(["sub": "alice", "n": 2])
+        try await vault.rotate(try TokenResponse(json: Data(SubjectFromIDTokenTests.body(access: "a3", idToken: second).utf8)))
+        try await vault.rekey(to: try KeyFileProvider.create(at: fixture.directory.file("new.key")))
+        #expect(try await vault.currentIDToken()?.withRevealedBytes { String(decoding: $0, as: UTF8.self) } == second)
+        try await vault.signOut(reason: .signedOut)
+        #expect(try await vault.currentIDToken() == nil)
+        await vault.close()
+    }
+}

@@ -41,6 +41,8 @@ extension SessionRecord {
         /// Migration 0009: when the server first refused this session's refresh without a
         /// verdict on the grant.
         case refreshRefusedSince = "refresh_refused_since"
+        /// Migration 0009: the sealed ID token, for the end-session URL.
+        case idToken = "id_token"
 
         /// Where the column sits in a row selected with `SessionRecord.selectList`.
         var position: Int32 { Self.positions[self] ?? -1 }

@@ -7,7 +7,7 @@ extension SessionRecord {
     static let rotationColumns: [Column] = [
         .refreshToken, .accessToken, .refreshFingerprint, .accessFingerprint, .accessExpiresAt, .serverExpiresAt,
         .refreshExpiresAt, .tokenType, .scope, .tokenVersion, .refreshPendingSince, .email, .displayName,
-        .accessIssuedAt, .proofKey, .proofJKT, .refreshRefusedSince
+        .accessIssuedAt, .proofKey, .proofJKT, .refreshRefusedSince, .idToken
     ]
 
     /// The columns a re-seal under new keys writes (`Vault.rekey`).

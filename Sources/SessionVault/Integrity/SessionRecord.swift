@@ -17,6 +17,8 @@ struct SessionRecord {
     var createdAt: Date
     /// The sealed DPoP proof key (see `TokenColumn.proofKey`); nil for a bearer session.
     var sealedProofKey: [UInt8]?
+    /// The sealed ID token (see `TokenColumn.idToken`); nil when the server sent none.
+    var sealedIDToken: [UInt8]?
 
     static let table = "sessions"
 
@@ -68,6 +70,7 @@ struct SessionRecord {
         sealedProofKey = row.blob(Column.proofKey.position)
         session.proofKeyThumbprint = text(.proofJKT)
         session.refreshRefusedSince = date(.refreshRefusedSince)
+        sealedIDToken = row.blob(Column.idToken.position)
         try checkInvariants()
     }
 
@@ -107,6 +110,7 @@ struct SessionRecord {
         case .proofKey: return sealedProofKey.sqlValue
         case .proofJKT: return session.proofKeyThumbprint.sqlValue
         case .refreshRefusedSince: return time(session.refreshRefusedSince)
+        case .idToken: return sealedIDToken.sqlValue
         }
     }
 
@@ -164,6 +168,21 @@ struct SessionRecord {
             throw CorruptionReason(.recordAuthenticationFailed, "session \(session.id): sealed proof_key does not open (the session's proof key is lost)")
         }
         return secret
+    }
+
+    /// Opens the sealed ID token; nil when none is stored, or when it does not open: it is only a
+    /// hint for the end-session URL, never a credential, so a seal an older library's rekey left
+    /// under the old key is no damage.
+    func openIDToken(with keys: VaultKeys) -> Token? {
+        guard let sealedIDToken else { return nil }
+        let ad = TokenColumn.idToken.associatedData(sessionID: session.id, tokenVersion: 0)
+        guard let secret = try? FieldCipher.open(sealedIDToken, key: keys.fieldKey, associatedData: ad) else { return nil }
+        return Token(secret: secret, fingerprint: nil)
+    }
+
+    /// Seals an ID token for the session `sessionID`.
+    static func sealIDToken(_ token: Token, sessionID: String, keys: VaultKeys) -> [UInt8] {
+        FieldCipher.seal(token.secret, key: keys.fieldKey, associatedData: TokenColumn.idToken.associatedData(sessionID: sessionID, tokenVersion: 0))
     }
 
     /// Seals a proof key's stored form for the session `sessionID`.
@@ -234,6 +253,8 @@ enum TokenColumn: String {
     case accessToken = "access_token"
     /// The DPoP proof key (sealed with token version 0: it outlives every rotation).
     case proofKey = "proof_key"
+    /// The ID token (sealed with token version 0, like the proof key).
+    case idToken = "id_token"
 
     /// session id, column and token version: a seal moved to another row, column or version fails.
     func associatedData(sessionID: String, tokenVersion: Int64) -> [UInt8] {

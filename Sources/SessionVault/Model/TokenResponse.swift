@@ -28,6 +28,8 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
     /// may be a server's internal id, so a refresh whose only identity is this one is never, by
     /// itself, an answer for another subject.
     var identityFromAccessTokenOnly = false
+    /// The response's `id_token`, kept (sealed) for the end-session URL's `id_token_hint`.
+    var idToken: Token?
 
     /// A response a custom `SessionRefresher` built from its server's answer. `Vault.store` and
     /// `Vault.rotate` check its numbers against `lifetimeRange` and `unixTimeRange`.
@@ -110,6 +112,7 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             scope: object["scope"] as? String,
             identity: identity)
         identityFromAccessTokenOnly = identity != nil && named == nil
+        idToken = (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : try? Token($0) }
     }
 
     /// The lifetimes (`expires_in`, `refresh_expires_in`, in seconds) accepted: zero (already

@@ -152,9 +152,15 @@ extension OAuth2Refresher: SessionTerminator {
     public var endsSessionWithAccessToken: Bool { revocationSendsAccessToken }
 
     /// OIDC RP-initiated logout: `end_session_endpoint?client_id=…&post_logout_redirect_uri=…`.
-    public func endSessionURL() -> URL? {
+    public func endSessionURL() -> URL? { endSessionURL(idTokenHint: nil) }
+
+    /// OIDC RP-initiated logout with the session's ID token as `id_token_hint`.
+    public func endSessionURL(idTokenHint: Token?) -> URL? {
         guard let endSessionEndpoint, var components = URLComponents(url: endSessionEndpoint, resolvingAgainstBaseURL: false) else { return nil }
         var items = components.queryItems ?? []
+        if let idTokenHint {
+            items.append(URLQueryItem(name: "id_token_hint", value: idTokenHint.withRevealedBytes { String(decoding: $0, as: UTF8.self) }))
+        }
         items.append(URLQueryItem(name: "client_id", value: clientID))
         if let postLogoutRedirectURI { items.append(URLQueryItem(name: "post_logout_redirect_uri", value: postLogoutRedirectURI.absoluteString)) }
         components.queryItems = items

@@ -41,12 +41,14 @@ extension ResumeManager {
         let vault = try self.vault
         let lock = try refreshLock(for: vault)
         let held = await takeRefreshLockForSignOut(lock)
-        let session: Session?, refreshToken: Token?, accessToken: Token?, prover: DPoPProver?
+        let session: Session?, refreshToken: Token?, accessToken: Token?, prover: DPoPProver?, idToken: Token?
         do {
             // Read under the lock: a refresh that finished while we waited has rotated them.
             session = try await vault.currentSession()
             refreshToken = try await vault.refreshToken()
             accessToken = try await vault.accessToken()
+            // The end-session URL's hint: deleted with the row below, once the URL is built.
+            idToken = try await vault.currentIDToken()
             // A DPoP session's key goes with its row: taken now, to end the server session with.
             prover = await proverForSignOut(session, in: vault)
             try await vault.signOut(reason: .signedOut)
@@ -71,7 +73,7 @@ extension ResumeManager {
                 "signOut.scope": "\(scope.rawValue)", "signOut.server": "\(server.code)",
                 "signOut.refreshInFlight": "\(!held)"
             ])
-        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(), refreshWasInFlight: !held)
+        return SignOutResult(server: server, endSessionURL: terminator.endSessionURL(idTokenHint: idToken), refreshWasInFlight: !held)
     }
 
     /// Scope `.others`: the server ends every session of the user but this one; the vault keeps
@@ -281,7 +283,7 @@ extension ResumeManager {
 /// - anything else (offline, refused, unsupported): the server session lives until the server
 ///   ends it by its own expiry. SessionVault keeps no copy of the tokens to retry with: after a
 ///   sign-out nothing in the vault's files can act as the user.
-public struct SignOutResult: Sendable, Equatable {
+public struct SignOutResult: Sendable, Equatable, CustomStringConvertible {
     /// What the server said.
     public let server: ServerSignOut
     /// For OIDC servers with an `end_session_endpoint` (RP-initiated logout): the URL the app
@@ -298,6 +300,18 @@ public struct SignOutResult: Sendable, Equatable {
     /// server confirmed it holds none and no refresh elsewhere can have made a new token (and
     /// always after scope `others`, which keeps this device signed in).
     public var serverSessionMayOutlive: Bool { !server.serverSessionGone || refreshWasInFlight || serverKeepsThisSession }
+
+    /// What the server said and where the end-session URL goes, without its query (it carries the
+    /// ID token as `id_token_hint`).
+    public var description: String {
+        var url = "none"
+        if let endSessionURL, var components = URLComponents(url: endSessionURL, resolvingAgainstBaseURL: false) {
+            let names = components.queryItems?.map(\.name) ?? []
+            components.query = nil
+            url = (components.url?.absoluteString ?? "?") + (names.isEmpty ? "" : "?" + names.joined(separator: "&"))
+        }
+        return "SignOutResult(server \(server.code), endSessionURL \(url)\(refreshWasInFlight ? ", refresh was in flight" : ""))"
+    }
 
     init(server: ServerSignOut, endSessionURL: URL?, refreshWasInFlight: Bool = false, serverKeepsThisSession: Bool = false) {
         self.server = server

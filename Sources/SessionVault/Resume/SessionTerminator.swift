@@ -28,6 +28,10 @@ public protocol SessionTerminator: Sendable {
     func canEnd(_ scope: SignOutScope) -> Bool
     /// The URL for RP-initiated logout, when the server has one.
     func endSessionURL() -> URL?
+    /// The same with the session's ID token as `id_token_hint` (OIDC RP-Initiated Logout
+    /// recommends it; some providers act on nothing else). `ResumeManager.signOut` passes the ID
+    /// token it kept, read before the vault was cleared. By default the hint is not used.
+    func endSessionURL(idTokenHint: Token?) -> URL?
     /// Whether ending the session needs a live access token (GoTrue's logout is authenticated
     /// by it): `ResumeManager.signOut` refreshes first when the stored one is dead or nearly so.
     /// False by default (RFC 7009 revokes by the refresh token).
@@ -42,6 +46,7 @@ extension SessionTerminator {
     }
     public func canEnd(_ scope: SignOutScope) -> Bool { true }
     public func endSessionURL() -> URL? { nil }
+    public func endSessionURL(idTokenHint: Token?) -> URL? { endSessionURL() }
     public var endsSessionWithAccessToken: Bool { false }
 }
 

@@ -60,3 +60,12 @@ extension Vault {
         return state.serverClockOffset
     }
 }
+
+extension Vault {
+    /// The current session's ID token, for the end-session URL's `id_token_hint`; nil when none
+    /// is kept (or it does not open).
+    func currentIDToken() throws(VaultError) -> Token? {
+        try reloadIfChangedElsewhere()
+        return state.current?.openIDToken(with: keys)
+    }
+}

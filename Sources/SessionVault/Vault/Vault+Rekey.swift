@@ -140,10 +140,14 @@ extension Vault {
             if let proofKey = try? record.openProofKey(with: keys) {
                 rekeyed.sealedProofKey = SessionRecord.sealProofKey(proofKey, sessionID: record.session.id, keys: fresh)
             }
+            // The ID token too (an end-session hint); one that does not open stays as it is.
+            if let idToken = record.openIDToken(with: keys) {
+                rekeyed.sealedIDToken = SessionRecord.sealIDToken(idToken, sessionID: record.session.id, keys: fresh)
+            }
             resealed.append(rekeyed)
         }
         for record in resealed {
-            _ = try record.update(SessionRecord.tokenColumns + [.proofKey], in: connection, schema: "rekeyed")
+            _ = try record.update(SessionRecord.tokenColumns + [.proofKey, .idToken], in: connection, schema: "rekeyed")
         }
     }
 }

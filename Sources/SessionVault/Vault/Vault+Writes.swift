@@ -75,6 +75,7 @@ extension Vault {
             session.proofKeyThumbprint = proofKey?.thumbprint
             var record = SessionRecord(session: session, sealed: sealed, createdAt: receipt)
             record.sealedProofKey = sealedProofKey
+            record.sealedIDToken = response.idToken.map { SessionRecord.sealIDToken($0, sessionID: id, keys: keys) }
             try record.insert(into: connection)
             try VaultStateRecord.setCurrentSession(
                 id, biometricPreference: biometric, serverClockOffset: UnixMilliseconds.from(seconds: offset),
@@ -142,7 +143,9 @@ extension Vault {
         }
         try write("rotate", apply: apply) { connection, now in
             let times = TokenTimes(response, receivedAt: now, policy: policy, serverClockOffset: offset)
-            let record = current.rotated(response, times: times, sealed: sealed, version: version + 1)
+            var record = current.rotated(response, times: times, sealed: sealed, version: version + 1)
+            // A refresh that sends a new ID token replaces the one kept for the logout hint.
+            if let idToken = response.idToken { record.sealedIDToken = SessionRecord.sealIDToken(idToken, sessionID: id, keys: keys) }
             let updated = try record.updateIfCurrent(SessionRecord.rotationColumns, atVersion: version, in: connection)
             guard updated else { throw VaultError.staleSession }
             written = record

@@ -93,6 +93,16 @@ final class GlewlwydTestServer: @unchecked Sendable {
         return try JSONDecoder().decode(Rows.self, from: data).refresh_tokens
     }
 
+    /// Opens an end-session URL as alice's browser would and confirms the sign-out on
+    /// Glewlwyd's page: the status of the URL itself, and whether her Glewlwyd session still
+    /// lives afterwards (`GET /api/profile_list`: 200 alive, 401 gone).
+    func endSession(_ url: URL) async throws -> (status: Int, sessionStatus: Int) {
+        let body = try JSONSerialization.data(withJSONObject: ["url": url.absoluteString, "confirm": true])
+        let data = try await Self.request(harness.appendingPathComponent("harness/end-session"), body: body)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return ((object?["status"] as? Int) ?? 0, (object?["session_status"] as? Int) ?? 0)
+    }
+
     /// The tail of Glewlwyd's log, for a failure's message.
     func logTail() async -> String {
         guard let url = URL(string: harness.absoluteString + "/harness/log?lines=40"),
