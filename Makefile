@@ -27,8 +27,9 @@ run: deps
 	swift build --product sessionvault
 	.build/debug/sessionvault demo
 
-# The real authorization server the tests start: django-oauth-toolkit (pinned in
-# Tests/Servers/oauth/requirements.txt) in .build-oauth-venv, from PyPI once, then reused.
+# The real authorization servers the tests start: django-oauth-toolkit and idpyoidc (pinned in
+# Tests/Servers/oauth/requirements.txt) in .build-oauth-venv, from PyPI once, then reused; that
+# venv also runs the harness around Debian's Glewlwyd (installed by deps).
 test-servers: deps
 	bash Tests/Servers/oauth/setup.sh
 

@@ -16,80 +16,12 @@ import SessionVaultTestSupport
 struct GlewlwydTests {
     let fixture = TestVault()
 
-    /// The device's clock: this machine's, moved by `skew` seconds (a device set wrong).
-    final class DeviceClock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var skew: TimeInterval = 0
-        var now: Date { lock.withLock { Date().addingTimeInterval(skew) } }
-        func set(skew seconds: TimeInterval) { lock.withLock { skew = seconds } }
-        /// Moves the device forward without the server: the access tokens look expired.
-        func advance(by seconds: TimeInterval) { lock.withLock { skew += seconds } }
-    }
-
-    func flow(_ server: GlewlwydTestServer) throws -> AuthorizationCodeFlow {
-        let info = server.info
-        return AuthorizationCodeFlow(
-            authorizationEndpoint: try server.url(info.authorization_endpoint), tokenEndpoint: try server.url(info.token_endpoint),
-            clientID: info.client_id, redirectURI: try server.url(info.redirect_uri), scope: info.scope, issuer: info.issuer, timeout: 10)
-    }
-
-    func refresher(_ server: GlewlwydTestServer) throws -> OAuth2Refresher {
-        let info = server.info
-        return OAuth2Refresher(
-            tokenEndpoint: try server.url(info.token_endpoint), clientID: info.client_id,
-            revocationEndpoint: try server.url(info.revocation_endpoint), endSessionEndpoint: try server.url(info.end_session_endpoint),
-            postLogoutRedirectURI: try server.url(info.post_logout_redirect_uri), timeout: 10)
-    }
-
-    func manager(_ server: GlewlwydTestServer, clock: DeviceClock, dpop: Bool = false) throws -> ResumeManager {
-        var policy = ResumePolicy()
-        policy.idleTimeout = nil
-        return ResumeManager(
-            path: fixture.path, keyProvider: fixture.keys, refresher: try refresher(server), policy: policy,
-            clock: { clock.now }, backoff: RetryBackoff(base: 0.01, cap: 0.1), dpop: dpop ? DPoPConfiguration() : nil)
-    }
-
-    /// PKCE sign-in through Glewlwyd's own login and consent, as a browser would.
-    func signIn(_ manager: ResumeManager, _ server: GlewlwydTestServer) async throws -> Session {
-        let request = try flow(server).authorizationRequest()
-        let redirect = try await server.authorize(request.url)
-        return try await manager.signIn(completing: request, redirect: redirect)
-    }
-
-    /// Glewlwyd's userinfo with the session's access token (and a proof for a DPoP session,
-    /// taking its nonce challenge once): the status and the `sub` it names.
-    func userinfo(_ manager: ResumeManager, _ server: GlewlwydTestServer) async throws -> (Int, String?) {
-        guard case .token(let token, _) = await manager.freshAccessToken() else { return (0, nil) }
-        let url = try server.url(server.info.userinfo_endpoint)
-        for _ in 0..<2 {
-            var headers: [String: String] = [:]
-            let value = token.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
-            if let proof = try await manager.dpopProof(method: "GET", url: url, accessToken: token) {
-                headers = ["Authorization": "DPoP " + value, "DPoP": proof]
-            } else {
-                headers = ["Authorization": "Bearer " + value]
-            }
-            var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 30)
-            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let http = try #require(response as? HTTPURLResponse)
-            if http.statusCode == 200 {
-                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-                return (200, object?["sub"] as? String)
-            }
-            let retry = await manager.takeDPoPChallenge(
-                status: http.statusCode, wwwAuthenticate: http.value(forHTTPHeaderField: "WWW-Authenticate"),
-                dpopNonce: http.value(forHTTPHeaderField: "DPoP-Nonce"), date: http.value(forHTTPHeaderField: "Date"), for: url)
-            if !retry { return (http.statusCode, nil) }
-        }
-        return (0, nil)
-    }
-
     @Test func bearerSignInRefreshAndUserinfo() async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock)
-            let session = try await signIn(manager, server)
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let clock = client.clock
+            let manager = try client.manager()
+            let session = try await client.signIn(manager)
             #expect(session.identity.subject == server.info.subject)
             #expect(session.identity.issuer == server.info.issuer)
             // The access token lives 60 s: past it, the next call refreshes, and the rotated
@@ -100,9 +32,9 @@ struct GlewlwydTests {
                 return
             }
             #expect(refreshed.tokenVersion == session.tokenVersion + 1)
-            guard case .home(let resumed) = await (try self.manager(server, clock: clock)).resume() else { Issue.record("a new launch is not home"); return }
+            guard case .home(let resumed) = await (try client.manager()).resume() else { Issue.record("a new launch is not home"); return }
             #expect(resumed.tokenVersion == refreshed.tokenVersion)
-            let (status, subject) = try await userinfo(manager, server)
+            let (status, subject) = try await client.userinfo(manager)
             #expect(status == 200 && subject == server.info.subject)
             #expect(try await server.refreshTokens().filter { $0.enabled == 1 }.count == 1, "the spent refresh token was disabled")
         }
@@ -112,17 +44,14 @@ struct GlewlwydTests {
     /// without a verdict, not "offline" (it was, for as long as the refresh token was assumed to
     /// live), and not the end on its own.
     @Test func aRefreshTokenSpentElsewhereIsARefusedRenewal() async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock)
-            _ = try await signIn(manager, server)
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let clock = client.clock
+            let manager = try client.manager()
+            _ = try await client.signIn(manager)
             // Someone else spends the stored refresh token (a copy of the vault, a second runtime).
             let token = try #require(try await manager.vault.refreshToken())
-            var body = Data("grant_type=refresh_token&client_id=\(server.info.client_id)&refresh_token=".utf8)
-            token.withRevealedBytes { body.append(contentsOf: FormText.encoded($0)) }
-            let (_, spent) = try await GlewlwydTestServer.send(
-                try server.url(server.info.token_endpoint), body: body, headers: ["Content-Type": "application/x-www-form-urlencoded"])
-            #expect(spent == 200)
+            #expect(try await client.spendElsewhere(token) == 200)
             let outcome = await manager.refreshNow()
             guard case .renewalRefused(_, let since, _) = outcome else { Issue.record("got \(outcome)"); return }
             #expect(abs(since.timeIntervalSince(clock.now)) < 60)
@@ -136,14 +65,15 @@ struct GlewlwydTests {
     /// with 403 and re-dated by the answer's `Date`: both ways, one retry, the session kept.
     @Test(arguments: [90.0, -90.0])
     func dpopSignInRefreshAndAProofRefusedForItsDate(skew: TimeInterval) async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock, dpop: true)
-            let session = try await signIn(manager, server)
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let clock = client.clock
+            let manager = try client.manager(dpop: true)
+            let session = try await client.signIn(manager)
             #expect(session.tokenType.lowercased() == "dpop")
             let jkt = try #require(session.proofKeyThumbprint)
             #expect(try await server.refreshTokens().contains { $0.enabled == 1 && $0.jkt == jkt }, "Glewlwyd bound the refresh token to our key")
-            let (status, subject) = try await userinfo(manager, server)
+            let (status, subject) = try await client.userinfo(manager)
             #expect(status == 200 && subject == server.info.subject)
             clock.set(skew: skew)
             let outcome = await manager.refreshNow()
@@ -159,10 +89,10 @@ struct GlewlwydTests {
     /// takes the session's access token as authentication: sign-out sends it once more,
     /// authenticated, and Glewlwyd holds no enabled refresh token afterwards.
     @Test func signOutLeavesNoEnabledRefreshToken() async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock)
-            _ = try await signIn(manager, server)
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let manager = try client.manager()
+            _ = try await client.signIn(manager)
             #expect(try await server.refreshTokens().contains { $0.enabled == 1 })
             let result = try await manager.signOut()
             #expect(result.server == .ended, "revocation: \(result.server)")
@@ -174,10 +104,10 @@ struct GlewlwydTests {
     /// sign-in to the sign-out, put in the URL, and gone with the session. The URL ends alice's
     /// session at Glewlwyd; the result's description names the parameters, never the token.
     @Test func theEndSessionURLCarriesTheIDTokenAndEndsTheProvidersSession() async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock)
-            _ = try await signIn(manager, server)
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let manager = try client.manager()
+            _ = try await client.signIn(manager)
             let idToken = try #require(try await manager.vault.currentIDToken())
             let hint = idToken.withRevealedBytes { String(decoding: $0, as: UTF8.self) }
             let result = try await manager.signOut()
@@ -193,18 +123,19 @@ struct GlewlwydTests {
 
     /// A code Glewlwyd refuses (used twice) is `codeRejected`, as `invalid_grant` would be.
     @Test func aCodeUsedTwiceIsCodeRejected() async throws {
-        try await GlewlwydTestServer.with { server in
-            let clock = DeviceClock()
-            let manager = try manager(server, clock: clock)
-            let request = try flow(server).authorizationRequest()
+        try await ProviderTestServer.with(.glewlwyd) { server in
+            let client = ProviderClient(fixture: fixture, server: server)
+            let clock = client.clock
+            let manager = try client.manager()
+            let request = try client.flow().authorizationRequest()
             let redirect = try await server.authorize(request.url)
             _ = try await manager.signIn(completing: request, redirect: redirect)
             // The same code again, through a second request carrying the same state and verifier
             // is not possible (one request, one exchange): exchange it by hand at the flow.
             let code = try #require(URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "code" }?.value)
-            let again = try flow(server).authorizationRequest()
+            let again = try client.flow().authorizationRequest()
             do {
-                _ = try await flow(server).exchange(code: code, for: again, now: clock.now)
+                _ = try await client.flow().exchange(code: code, for: again, now: clock.now)
                 Issue.record("a used code was exchanged again")
             } catch {
                 #expect(error as? SignInError == .codeRejected, "got \(error)")

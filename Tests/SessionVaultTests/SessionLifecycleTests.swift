@@ -215,7 +215,9 @@ struct SessionLifecycleTests {
         #expect(request.bodyString.hasPrefix("token=\(Fixtures.refreshMarker)"))
         #expect(request.bodyString.contains("&token_type_hint=refresh_token&client_id=app-client"))
         let url = try #require(result.endSessionURL)
-        #expect(url.absoluteString == "https://idp.example/logout?client_id=app-client&post_logout_redirect_uri=app://signed-out")
+        // The sign-in's ID token rides along as the hint (OIDC RP-Initiated Logout).
+        let idToken = try #require((try JSONSerialization.jsonObject(with: Fixtures.oauthJSON()) as? [String: Any])?["id_token"] as? String)
+        #expect(url.absoluteString == "https://idp.example/logout?id_token_hint=\(idToken)&client_id=app-client&post_logout_redirect_uri=app://signed-out")
     }
 
     // MARK: Foreground auto-refresh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates (or reuses) the virtual environment the real-authorization-server tests run
-# django-oauth-toolkit from: <package root>/.build-oauth-venv, with a migrated template database.
+# django-oauth-toolkit, the DPoP server, idpyoidc and the Glewlwyd harness from:
+# <package root>/.build-oauth-venv, with a migrated template database.
 # Idempotent: a stamp holding the checksum of the pins and settings makes a second run a no-op;
 # a change of either reinstalls.
 set -euo pipefail
@@ -15,7 +16,7 @@ want="$(cat "$here/requirements.txt" "$here/harness/settings.py" | sha256sum | c
 # leaves a venv behind that cannot start).
 if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
     && [ -f "$venv/oauth-harness-template.sqlite3" ] \
-    && "$venv/bin/python" -c 'import django, oauth2_provider' 2>/dev/null; then
+    && "$venv/bin/python" -c 'import django, oauth2_provider, idpyoidc' 2>/dev/null; then
     exit 0
 fi
 echo "oauth test server: creating $venv"

@@ -3,12 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Glewlwyd 2.7 (Debian's `glewlwyd` package), an OpenID provider we did not write, run by
-/// Tests/Servers/glewlwyd/serve.py on 127.0.0.1: a public client with PKCE required, rolling
-/// one-use refresh tokens, 60 s access tokens, DPoP with mandatory nonces, revocation
-/// authenticated by the access token, end-session. The script's own harness plays the browser
-/// (`authorize`) and reads Glewlwyd's database (`refreshTokens`).
-final class GlewlwydTestServer: @unchecked Sendable {
+/// An OpenID provider we did not write, on 127.0.0.1, behind a harness script of ours that plays
+/// the browser (`authorize`) and tells what the provider holds:
+/// - `glewlwyd`: Glewlwyd 2.7 (Debian's package) run by Tests/Servers/glewlwyd/serve.py: PKCE
+///   required, rolling one-use refresh tokens, 60 s access tokens, DPoP with mandatory nonces,
+///   revocation authenticated by the access token, end-session (`refreshTokens`, `endSession`);
+/// - `idpyoidc`: idpyoidc 5.0 (PyPI) in Tests/Servers/idpyoidc/serve.py: PKCE, rotation, JWT or
+///   opaque access tokens, RFC 7009 revocation (`expireRefreshTokens`).
+final class ProviderTestServer: @unchecked Sendable {
     // Sendable: set once in `start`, only stopped afterwards.
     private let server: PythonTestServer
     let harness: URL
@@ -16,18 +18,19 @@ final class GlewlwydTestServer: @unchecked Sendable {
 
     /// What `GET /harness/info` says: the provider's endpoints and the test client.
     struct Info: Decodable, Sendable {
-        let base: String
         let issuer: String
         let authorization_endpoint: String
         let token_endpoint: String
         let userinfo_endpoint: String
         let revocation_endpoint: String
-        let end_session_endpoint: String
+        let end_session_endpoint: String?
         let client_id: String
         let redirect_uri: String
-        let post_logout_redirect_uri: String
+        let post_logout_redirect_uri: String?
         let scope: String
         let subject: String
+        /// idpyoidc: the `sub` its JWT access tokens carry (its user database's id).
+        let database_subject: String?
     }
 
     /// One row of Glewlwyd's refresh-token table.
@@ -42,12 +45,18 @@ final class GlewlwydTestServer: @unchecked Sendable {
         self.info = info
     }
 
-    static func start(_ options: [String] = []) async throws -> GlewlwydTestServer {
-        let server = try await PythonTestServer.start("glewlwyd/serve.py", arguments: options, readyWithin: 60)
+    /// The providers, by their harness script.
+    enum Provider: String {
+        case glewlwyd = "glewlwyd/serve.py"
+        case idpyoidc = "idpyoidc/serve.py"
+    }
+
+    static func start(_ provider: Provider, _ options: [String] = []) async throws -> ProviderTestServer {
+        let server = try await PythonTestServer.start(provider.rawValue, arguments: options, readyWithin: 60)
         do {
             let harness = try server.baseURL()
             let data = try await request(harness.appendingPathComponent("harness/info"))
-            return GlewlwydTestServer(server: server, harness: harness, info: try JSONDecoder().decode(Info.self, from: data))
+            return ProviderTestServer(server: server, harness: harness, info: try JSONDecoder().decode(Info.self, from: data))
         } catch {
             await server.stop()
             throw error
@@ -57,8 +66,10 @@ final class GlewlwydTestServer: @unchecked Sendable {
     func stop() async { await server.stop() }
 
     /// Runs `body` with a fresh provider, stopping it afterwards.
-    static func with<R>(_ options: [String] = [], _ body: (GlewlwydTestServer) async throws -> R) async throws -> R {
-        let server = try await start(options)
+    static func with<R>(
+        _ provider: Provider, _ options: [String] = [], _ body: (ProviderTestServer) async throws -> R
+    ) async throws -> R {
+        let server = try await start(provider, options)
         do {
             let result = try await body(server)
             await server.stop()
@@ -86,14 +97,20 @@ final class GlewlwydTestServer: @unchecked Sendable {
         return url
     }
 
-    /// Every refresh token Glewlwyd holds for the test client.
+    /// idpyoidc: every refresh token issued so far becomes inactive (its expiry moved into the
+    /// past).
+    func expireRefreshTokens() async throws {
+        _ = try await Self.request(harness.appendingPathComponent("harness/expire-refresh-tokens"), body: Data("{}".utf8))
+    }
+
+    /// Glewlwyd: every refresh token it holds for the test client.
     func refreshTokens() async throws -> [RefreshTokenRow] {
         let data = try await Self.request(harness.appendingPathComponent("harness/refresh-tokens"))
         struct Rows: Decodable { let refresh_tokens: [RefreshTokenRow] }
         return try JSONDecoder().decode(Rows.self, from: data).refresh_tokens
     }
 
-    /// Opens an end-session URL as alice's browser would and confirms the sign-out on
+    /// Glewlwyd: opens an end-session URL as alice's browser would and confirms the sign-out on
     /// Glewlwyd's page: the status of the URL itself, and whether her Glewlwyd session still
     /// lives afterwards (`GET /api/profile_list`: 200 alive, 401 gone).
     func endSession(_ url: URL) async throws -> (status: Int, sessionStatus: Int) {
@@ -103,7 +120,7 @@ final class GlewlwydTestServer: @unchecked Sendable {
         return ((object?["status"] as? Int) ?? 0, (object?["session_status"] as? Int) ?? 0)
     }
 
-    /// The tail of Glewlwyd's log, for a failure's message.
+    /// Glewlwyd: the tail of its log, for a failure's message.
     func logTail() async -> String {
         guard let url = URL(string: harness.absoluteString + "/harness/log?lines=40"),
             let data = try? await Self.request(url)
@@ -113,7 +130,7 @@ final class GlewlwydTestServer: @unchecked Sendable {
 
     struct HarnessError: Error, CustomStringConvertible {
         let detail: String
-        var description: String { "the Glewlwyd harness answered: \(detail.prefix(600))" }
+        var description: String { "the provider's harness answered: \(detail.prefix(600))" }
     }
 
     /// A GET (no body) or a POST of JSON to the harness or the provider.
