@@ -347,7 +347,6 @@ func runCommand(_ arguments: [String], keys: KeyFileProvider) async {
                 case .locked: line("locked")
                 case .offline: line("offline")
                 case .renewalRefused: line("renewalRefused")
-            case .renewalRefused: line("renewalRefused")
                 case .unavailable(_, let detail): line("unavailable \(detail)")
                 }
             }

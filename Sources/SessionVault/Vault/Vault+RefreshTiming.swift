@@ -16,7 +16,7 @@ extension Vault {
     func refreshDeferral() throws(VaultError) -> TimeInterval? {
         try reloadIfChangedElsewhere()
         guard let notBefore = state.refreshNotBefore else { return nil }
-        let asked = state.refreshDeferredFor ?? AuthErrorBody.longestRetryDelay
+        let asked = state.refreshDeferredFor ?? Self.longestUnknownWait
         let now = clock()
         let remaining = notBefore.timeIntervalSince(now)
         guard remaining > asked + 1 else { return remaining > 0 ? remaining : nil }
@@ -29,6 +29,10 @@ extension Vault {
         logger.notice("clock moved back under a recorded 429; its wait counted again from now", metadata: ["refresh.retryAfter": "\(left)"])
         return left > 0 ? left : nil
     }
+
+    /// How long a recorded 429 whose asked wait is unknown (written before migration 9) is
+    /// trusted: a day, the longest delay the refresh takes from a server.
+    static let longestUnknownWait: TimeInterval = 86_400
 
     /// Records a server's 429 for every process of the app: no refresh is sent before `time`,
     /// a wait of `wait` seconds the server asked for. A later time never moves back to an

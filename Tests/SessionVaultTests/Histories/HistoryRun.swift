@@ -480,6 +480,7 @@ final class HistoryRun {
         if last.hasPrefix("ended") { return .ended }
         if last == "locked" { return .locked }
         if last == "offline" { return .offline }
+        if last == "renewalRefused" { return .refused }
         texts.append(last)
         return nil
     }
