@@ -56,6 +56,8 @@ struct HistoryModel {
     /// When the server first refused the family's refresh without a verdict (nil: not refused
     /// since its last tokens).
     var refusedSince: Date?
+    /// The step ended the session for refusals past the limit (no verdict, by design).
+    var endedByRefusalLimit = false
     /// How long such refusals may last before the session ends (the policy's default).
     static let refusalLimit: TimeInterval = 24 * 3600
     /// The wait that recorded 429 asked for: the recorded wait is never longer.

@@ -32,6 +32,8 @@ final class HistoryRun {
     var pendingDamage: HistoryDamage?
     private(set) var violations: [String] = []
     private(set) var trace: [String] = []
+    /// The family the vault held before the step being checked.
+    private var familyBeforeStep: Int?
     /// How the history ended: requests the server saw and tokens it issued.
     private(set) var summary = ""
 
@@ -97,6 +99,8 @@ final class HistoryRun {
         defer { disk?.detach() }
         for (index, step) in steps.enumerated() {
             let before = server.refreshRequests
+            familyBeforeStep = model.family
+            model.endedByRefusalLimit = false
             let note = await perform(step, index: index)
             trace.append("\(index): \(step) -> \(note) [refresh requests +\(server.refreshRequests - before)]")
             if violations.isEmpty { await checkInvariants(index) }
@@ -155,6 +159,7 @@ final class HistoryRun {
                 }
                 if max(0, now.timeIntervalSince(since)) >= HistoryModel.refusalLimit {
                     model.family = nil
+                    model.endedByRefusalLimit = true
                     return (.ended, 1)
                 }
                 return (.refused, 1)
@@ -809,6 +814,17 @@ final class HistoryRun {
 
     // MARK: Invariants
 
+    /// No session ends on a refresh's answer without the authorization server's verdict on its
+    /// grant: when the step ended the family the vault held for a reason a refresh gives, the
+    /// server no longer honours that family (revoked, or its reuse detected), or the model ended
+    /// it for refusals past the refusal limit.
+    func checkEndedOnlyOnAVerdict(_ index: Int, vault: Vault, session: Session?) async {
+        guard let before = familyBeforeStep, session == nil, case .empty(let reason)? = try? await vault.snapshot() else { return }
+        let refreshReasons: [MissingReason] = [.refreshRejected, .sessionExpired, .authRequired, .refreshInterrupted, .scopeRejected]
+        guard refreshReasons.contains(reason), server.isLive(family: before), !model.endedByRefusalLimit else { return }
+        fail(index, "the session ended (\(reason.code)) while the server still honours its grant: no verdict ended it")
+    }
+
     func checkInvariants(_ index: Int) async {
         if server.reuses > model.allowedReuses {
             fail(
@@ -834,6 +850,7 @@ final class HistoryRun {
             return
         }
         let session: Session? = (try? await vault.currentSession()) ?? nil
+        await checkEndedOnlyOnAVerdict(index, vault: vault, session: session)
         switch (model.family, session) {
         case (nil, _?): fail(index, "the vault holds a session the model ended")
         case (let family?, nil):
