@@ -173,6 +173,7 @@ final class VaultOpenFuzzer: @unchecked Sendable {
         case .newerFormat: return "newerFormat"
         case .unavailable: return "unavailable"
         case .misconfigured: return "misconfigured"
+        case .otherKey: return "otherKey"
         case .keyProvider: return "keyProvider"
         case .notSQLCipher: return "notSQLCipher"
         case .storageFull: return "storageFull"

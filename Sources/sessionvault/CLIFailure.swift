@@ -30,6 +30,8 @@ struct CLIFailure: Error, CustomStringConvertible {
         case .corrupted(let reason) where reason.kind == .keyMissing:
             // The same words resume uses: the vault is most likely fine and the path mistyped.
             self.init("no key was found for this vault (keyMissing: a mistyped --key-file?): \(reason.detail)", status: keyStatus)
+        case .otherKey:
+            self.init("\(error) (a mistyped --key-file?)", status: keyStatus)
         case .corrupted(let reason) where reason.kind == .wrongKey:
             self.init("\(error)", status: keyStatus)
         case .corrupted:

@@ -22,6 +22,10 @@ public struct KeyFileProvider: KeyProvider {
     /// that is created makes the file when it is absent.
     public init(path: String) { self.path = path }
 
+    /// `keyFile` and the file's name, not its directory: a vault and its key restored into
+    /// another container still name the same key.
+    public var identity: KeyIdentity? { KeyIdentity(kind: "keyFile", name: FileIO.lastComponent(of: path)) }
+
     package static let magic: [UInt8] = Array("SVKEY".utf8) + [0]
     package static let version: UInt8 = 1
     package static let fileSize = 56
@@ -195,18 +199,28 @@ extension KeyFileProvider {
 
     /// `destroyKey()`, as the recovery wipe calls it.
     ///
-    /// A destruction stopped between the overwrite and the unlink leaves a key file's length of
-    /// zeros at the path (`holdsShreddedKey`). With `shreddedKeyProvenOurs` (the wipe found this
-    /// vault's header or tombstone beside it) such a file is deleted like the key it was;
-    /// without, it is a file that is not ours, refused as `destroyKey()` refuses it.
+    /// A destruction stopped after the overwrite leaves a key file's length of zeros at the path;
+    /// stopped inside it, their torn remains (`holdsNoKey`). With `shreddedKeyProvenOurs` (this
+    /// vault's header beside it names this key) the zeros are deleted like the key they were;
+    /// with `tornKeyProvenOurs` (a wipe of this vault was under way as well) so are torn remains,
+    /// zeroed first. Without, such a file is not ours, refused as `destroyKey()` refuses it.
     /// - Parameter afterStep: told each step once it is done (the crash tests stop there).
-    package func destroyKey(shreddedKeyProvenOurs: Bool, afterStep: (String) -> Void = { _ in }) throws(KeyProviderError) {
+    /// - Parameter tornKeyProvenOurs: the torn remains of the overwrite (`holdsNoKey`) are ours
+    ///   too: a wipe of this vault was under way (its tombstone was there before this wipe).
+    package func destroyKey(
+        shreddedKeyProvenOurs: Bool, tornKeyProvenOurs: Bool = false, afterStep: (String) -> Void = { _ in }
+    ) throws(KeyProviderError) {
         let info: stat?
         do { info = try FileIO.status(path) } catch { throw .unavailable(retryAfter: 1, detail: "key file \(path) cannot be examined now (\(error))") }
         if let info {
             if (info.st_mode & S_IFMT) == S_IFLNK { throw .insecure("\(path) is a symbolic link; not destroyed") }
             guard (info.st_mode & S_IFMT) == S_IFREG else { throw .misconfigured("\(path) is not a regular file; not destroyed") }
-            if !(shreddedKeyProvenOurs && holdsShreddedKey()) {
+            if shreddedKeyProvenOurs && holdsShreddedKey() {
+                // Zeros: the overwrite finished; the unlink below finishes the wipe.
+            } else if tornKeyProvenOurs && holdsNoKey() {
+                // The torn remains of the overwrite a wipe was stopped in: finish it first.
+                try overwriteWithZeros()
+            } else {
                 if let foreign = try ownership(size: Int64(info.st_size)) { throw .misconfigured("\(foreign); not destroyed") }
                 let verified: Bool
                 do {
@@ -271,11 +285,31 @@ extension KeyFileProvider {
     /// that a vault of ours lives here (its header, or a wipe's tombstone). Reads without
     /// blocking (a FIFO at the path is not waited on).
     package func holdsShreddedKey() -> Bool {
+        guard let bytes = keyFileSizedBytes() else { return false }
+        return bytes.allSatisfy { $0 == 0 }
+    }
+
+    /// Whether the key path holds what an overwrite with zeros leaves, whole or torn: a key
+    /// file's length, and a prefix whose every byte is zero or the byte our magic and version put
+    /// there, with at least one of them zero (an intact prefix is a key file of ours, judged by
+    /// its checksum). A crash that tears the overwrite leaves part zeros, part key bytes: no
+    /// key, and no magic to tell it by. Like `holdsShreddedKey`, the bytes alone prove nothing:
+    /// `KeyLoss` and the wipe act on it only beside the tombstone of a wipe under way.
+    package func holdsNoKey() -> Bool {
+        guard let bytes = keyFileSizedBytes() else { return false }
+        let prefix = Self.magic + [Self.version]
+        let matches = prefix.indices.allSatisfy { bytes[$0] == 0 || bytes[$0] == prefix[$0] }
+        return matches && prefix.indices.contains { prefix[$0] != 0 && bytes[$0] == 0 }
+    }
+
+    /// The key path's bytes when it is a regular file of a key file's length, readable by its
+    /// owner only; nil otherwise.
+    private func keyFileSizedBytes() -> [UInt8]? {
         guard let info = try? FileIO.status(path), (info.st_mode & S_IFMT) == S_IFREG,
             info.st_mode & 0o077 == 0, info.st_size == Int64(Self.fileSize),
-            let bytes = try? FileIO.read(path)
-        else { return false }
-        return bytes.count == Self.fileSize && bytes.allSatisfy { $0 == 0 }
+            let bytes = try? FileIO.read(path), bytes.count == Self.fileSize
+        else { return nil }
+        return bytes
     }
 
     /// Removes the key path when it holds a shredded key (`holdsShreddedKey`) of a vault proven

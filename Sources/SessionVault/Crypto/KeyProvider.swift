@@ -32,6 +32,32 @@ public protocol KeyProvider: Sendable {
     /// commits; it need not be durable (a record that lags is accepted, one that leads is the
     /// proof of a restore).
     func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError)
+
+    /// Which key this provider stands for, never a secret: the vault records it beside its key
+    /// check value, and a key that is missing (or a key file a wipe zeroed) is taken as this
+    /// vault's lost key only when the provider asked names the same key. A provider with another
+    /// identity is a misconfiguration: nothing is wiped. Never an absolute path (a vault restored
+    /// into a new container must still know its key): `KeyFileProvider` gives its file's name, a
+    /// keychain provider its service and account. Nil (the default): the vault records none, and
+    /// a missing key is taken as lost, as before identities existed.
+    var identity: KeyIdentity? { get }
+}
+
+/// The name of a key, as a `KeyProvider` gives it and a vault records it: what kind of store
+/// holds the key and its name there. Never a secret and never an absolute path.
+public struct KeyIdentity: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of store, e.g. `keyFile` or `keychain`.
+    public let kind: String
+    /// The key's name in that store: a key file's name, a keychain item's service and account.
+    public let name: String
+
+    public init(kind: String, name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// `keyFile "vault.key"`.
+    public var description: String { "\(kind) \"\(name)\"" }
 }
 
 extension KeyProvider {
@@ -46,6 +72,9 @@ extension KeyProvider {
 
     /// Stores nothing (see `generationRecord()`).
     public func storeGenerationRecord(_ record: [UInt8]) throws(KeyProviderError) {}
+
+    /// None: the vault records no identity (see `identity`).
+    public var identity: KeyIdentity? { nil }
 }
 
 /// A 32-byte root key and how it was obtained.

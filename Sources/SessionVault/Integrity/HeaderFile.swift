@@ -93,6 +93,21 @@ package final class HeaderFile {
         }
     }
 
+    /// Records which key seals the vault (`KeyProvider.identity`), durably, when the header does
+    /// not name it yet: the record decides whether a missing key is this vault's lost key, so it
+    /// must not be lost to a power cut after the open that made it. Only over a header of the key
+    /// this file was opened with, never during a rekey, never for a passphrase.
+    package func recordKeyIdentity(_ identity: KeyIdentity?) throws(FileIOError) {
+        guard let identity else { return }
+        catchUpWithDisk()
+        guard current.keyCheckValue == openedKeyCheckValue, !current.rekeyPending, current.derivation == .stored,
+            current.keyIdentity?.names(identity) != true
+        else { return }
+        var next = current
+        next.keyIdentity = RecordedKeyIdentity(identity)
+        try write(next, durable: true)
+    }
+
     /// Records a newly committed generation: only forward, and only over a header of the key
     /// this file was opened with. A header that another process has since switched to a new key
     /// (a rekey) is never written back with this process's older key check value.

@@ -16,6 +16,11 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// without our format magic), a database reached through a symbolic link, a key file that is
     /// not ours. Nothing was deleted, truncated or written; fix the configuration.
     case misconfigured(String)
+    /// The key provider asked is not the one this vault names (`KeyProvider.identity`, recorded
+    /// beside the key check value): its key being missing, or a key file there holding no key,
+    /// proves nothing about this vault's key. Nothing was wiped; give the provider the vault
+    /// names. `vaultKey` and `providerKey` name both keys (never a secret).
+    case otherKey(vaultKey: String, providerKey: String)
     /// The key provider refused (e.g. a key file readable by others).
     case keyProvider(KeyProviderError)
     /// The SQLite library linked is not SQLCipher (`PRAGMA cipher_version` is empty): refusing
@@ -60,6 +65,9 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .newerFormat(let format): return "vault from a newer version: \(format)"
         case .unavailable(let retryAfter, let detail): return "vault unavailable (retry in \(retryAfter) s): \(detail)"
         case .misconfigured(let detail): return "vault misconfigured (nothing was changed): \(detail)"
+        case .otherKey(let vaultKey, let providerKey):
+            return "this vault's key is \(vaultKey); the key provider asked is \(providerKey): not this vault's key, "
+                + "so it being missing proves nothing (nothing was changed)"
         case .keyProvider(let error): return "\(error)"
         case .notSQLCipher: return "the linked SQLite is not SQLCipher (PRAGMA cipher_version is empty); refusing to store tokens unencrypted"
         case .storageFull(let detail): return "out of storage space: \(detail)"

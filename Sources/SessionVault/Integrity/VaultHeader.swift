@@ -38,6 +38,12 @@ package struct VaultHeader: Sendable, Equatable {
     var keyCheckValue: [UInt8]
     /// Set while `rekey` swaps in a re-encrypted file.
     package var rekeyPending: Bool
+    /// Which key seals the vault, as its provider names it (`KeyProvider.identity`); nil for a
+    /// passphrase (no room beside the salt, and a passphrase is never "lost") and for a header
+    /// written before identities were recorded. Kept in bytes the slot's `stored` layout left
+    /// unused, so an older library reads the slot as before (and drops the record when it
+    /// rewrites the header; the next open records it again).
+    package var keyIdentity: RecordedKeyIdentity?
     /// The keyed tag as read (all zeroes when unsigned); recomputed on every encode.
     var tag: [UInt8] = [UInt8](repeating: 0, count: 16)
 
@@ -53,12 +59,16 @@ package struct VaultHeader: Sendable, Equatable {
     static let tagLabel = "SessionVault header v1"
     private static let tagRange = 88..<104
 
-    package init(generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false) {
+    package init(
+        generation: UInt64, derivation: KeyDerivation, keyCheckValue: [UInt8], sequence: UInt64 = 1, rekeyPending: Bool = false,
+        keyIdentity: KeyIdentity? = nil
+    ) {
         self.sequence = sequence
         self.generation = generation
         self.derivation = derivation
         self.keyCheckValue = keyCheckValue
         self.rekeyPending = rekeyPending
+        if derivation == .stored { self.keyIdentity = keyIdentity.map(RecordedKeyIdentity.init) }
     }
 
     /// The slot this header is written to.
@@ -99,6 +109,11 @@ package struct VaultHeader: Sendable, Equatable {
         switch derivation {
         case .stored:
             out[33] = 0
+            if let keyIdentity {
+                out[35] = 1
+                out.replaceSubrange(40..<56, with: keyIdentity.digest)
+                out.replaceSubrange(56..<72, with: keyIdentity.namePrefix)
+            }
         case .argon2id(let salt, let ops, let mem):
             out[33] = 1
             Self.put(ops, into: &out, at: 40, width: 8)
@@ -139,6 +154,9 @@ package struct VaultHeader: Sendable, Equatable {
         var header = VaultHeader(
             generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
             sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
+        if derivation == .stored, slot[35] == 1 {
+            header.keyIdentity = RecordedKeyIdentity(digest: Array(slot[40..<56]), namePrefix: Array(slot[56..<72]))
+        }
         header.tag = Array(slot[tagRange])
         return header
     }
@@ -156,6 +174,40 @@ package struct VaultHeader: Sendable, Equatable {
 
     private static func get(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
         (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
+    }
+}
+
+/// A key identity as a vault header records it: a 16-byte BLAKE2b digest of the whole identity
+/// (what is compared) and the first 16 bytes of its name (what a message shows).
+package struct RecordedKeyIdentity: Sendable, Equatable, CustomStringConvertible {
+    let digest: [UInt8]
+    let namePrefix: [UInt8]
+
+    init(digest: [UInt8], namePrefix: [UInt8]) {
+        self.digest = digest
+        self.namePrefix = namePrefix
+    }
+
+    package init(_ identity: KeyIdentity) {
+        let text = Array("SessionVault key identity\u{0}\(identity.kind)\u{0}\(identity.name)".utf8)
+        var digest = [UInt8](repeating: 0, count: 16)
+        crypto_generichash(&digest, 16, text, UInt64(text.count), nil, 0)
+        var prefix = Array(identity.name.utf8.prefix(16))
+        prefix += [UInt8](repeating: 0, count: 16 - prefix.count)
+        self.init(digest: digest, namePrefix: prefix)
+    }
+
+    /// Whether `identity` is the recorded one.
+    package func names(_ identity: KeyIdentity?) -> Bool {
+        guard let identity else { return false }
+        return Sodium.constantTimeEqual(digest, RecordedKeyIdentity(identity).digest)
+    }
+
+    /// The recorded name as far as the header keeps it (16 bytes; longer names end in `…`).
+    package var description: String {
+        let bytes = namePrefix.prefix { $0 != 0 }
+        let name = String(decoding: bytes, as: UTF8.self)
+        return "\"\(name)\(bytes.count == 16 ? "…" : "")\""
     }
 }
 

@@ -50,10 +50,17 @@ enum VaultWiper {
             header = VaultHeader(generation: 0, derivation: .stored, keyCheckValue: [])
         }
         try VaultOwnership.check(files, header: header)
-        // Taken before this wipe writes anything: a header of ours or an earlier wipe's tombstone
-        // proves a vault of ours lives here, and then a zero-filled key file is the key an
-        // earlier wipe shredded and was stopped before it could unlink.
-        let vaultProvenOurs = header != nil || FileIO.exists(files.tombstone)
+        // Taken before this wipe writes anything: an earlier wipe's tombstone (written, durably,
+        // before that wipe touched the key) proves a wipe of this vault was under way, and then a
+        // key file that holds no key (zeros, or the torn remains of the overwrite) at the key the
+        // vault names is the key that wipe destroyed and was stopped before it could unlink. The
+        // shape of the bytes alone proves nothing, nor does a header: a zero file can stand at
+        // any path (see `KeyLoss`).
+        // A key file of zeros where the named key was is that key, overwritten (a header of ours
+        // beside it, naming this key); its torn remains need the earlier wipe's tombstone too.
+        let named = readableHeader?.keyIdentity.map { $0.names(keys?.identity) } ?? true
+        let shreddedProven = named && header != nil
+        let tornProven = named && FileIO.exists(files.tombstone)
         do {
             if let tombstone, !keepsEarlierTombstone(over: tombstone, files) { try tombstone.write(to: files.tombstone) }
             afterStep("tombstone")
@@ -63,7 +70,7 @@ enum VaultWiper {
         do {
             if let keys, !provablyAnotherVaultsKey(keys, header: readableHeader) {
                 if let keyFile = keys as? KeyFileProvider {
-                    try keyFile.destroyKey(shreddedKeyProvenOurs: vaultProvenOurs, afterStep: afterStep)
+                    try keyFile.destroyKey(shreddedKeyProvenOurs: shreddedProven, tornKeyProvenOurs: tornProven, afterStep: afterStep)
                 } else {
                     try keys.destroyKey()
                     afterStep("key destroyed")

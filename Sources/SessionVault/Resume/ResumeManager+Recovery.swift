@@ -55,7 +55,7 @@ extension ResumeManager {
         // The paths lead to files that cannot be proven this vault's (an app's own database, a
         // file that is not our key file, a link): never recovered by a wipe. Unavailable, with a
         // detail that says why, until the configuration is fixed; every byte is left as it was.
-        case VaultError.misconfigured, VaultError.keyProvider(.misconfigured):
+        case VaultError.misconfigured, VaultError.keyProvider(.misconfigured), VaultError.otherKey:
             return .unavailable(retryAfter: 60, detail: "\(error)")
         // Everything else, `internalFault` included: the store was not shown to be damaged, so
         // it is "not now", never a wipe.

@@ -144,6 +144,14 @@ package enum FileIO {
     /// The directory holding `path`, as dirname(1) gives it: `a/b` → `a`, `a/b/` → `a`, `/a` →
     /// `/`, `b` → `.`. Plain string work: Foundation's NSString path helpers crash on a bare name
     /// on Linux. Package-wide: the CLI checks a new file's directory with it.
+    /// The last component of `path` (its file name), trailing slashes ignored.
+    package static func lastComponent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
     package static func parentDirectory(of path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }

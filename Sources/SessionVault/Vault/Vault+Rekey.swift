@@ -80,7 +80,7 @@ extension Vault {
             try header.write(
                 VaultHeader(
                     generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue,
-                    rekeyPending: true), durable: true, signedWith: fresh)
+                    rekeyPending: true, keyIdentity: newKeys.identity), durable: true, signedWith: fresh)
         } catch {
             try? FileIO.removeIfPresent(copy)
             throw .io(error)
@@ -92,7 +92,9 @@ extension Vault {
         do {
             try files.promoteRekeyedCopy()
             try header.write(
-                VaultHeader(generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue), durable: true, signedWith: fresh)
+                VaultHeader(
+                    generation: generation, derivation: root.derivation, keyCheckValue: fresh.keyCheckValue, keyIdentity: newKeys.identity),
+                durable: true, signedWith: fresh)
         } catch {
             // The header says "pending": the next open finishes the switch.
             dropConnection()

@@ -134,7 +134,7 @@ package struct VaultOpener {
         do {
             root = try keyProvider.rootKey(recorded: header.derivation, create: false)
         } catch {
-            throw VaultError(error, existingVault: true)
+            throw KeyLoss.judge(error, header: header, provider: keyProvider, files: files)
         }
         let keys: VaultKeys
         do { keys = try VaultKeys(root: root.bytes) } catch { throw .crypto(error) }
@@ -215,6 +215,10 @@ package struct VaultOpener {
         do { headerFile = try HeaderFile(path: files.header, header: header, keys: keys) } catch { throw .io(error) }
         // The header lags after a crash between commit and header write: catch it up.
         do { try headerFile.recordGeneration(state.generation) } catch { throw .io(error) }
+        // The key that opened the vault is the one it names from now on (a vault written before
+        // identities were recorded gains the record here; a key file renamed by the app is
+        // followed). The read-only tools open a private copy, so this never touches an original.
+        do { try headerFile.recordKeyIdentity(keyProvider.identity) } catch { throw .io(error) }
         return Opened(connection: connection, keys: keys, header: headerFile, state: state)
     }
 
@@ -227,10 +231,12 @@ package struct VaultOpener {
     /// The caller holds the structure lock, so no other process is creating at the same time.
     private func createVault() throws(VaultError) -> Opened {
         // A key file that a wipe overwrote with zeros and was stopped before it could unlink
-        // stands where the new key goes. Beside this vault's header or a wipe's tombstone it is
-        // the shredded key of this vault's predecessor, and goes; alone, it is not proven ours
-        // and stays (the provider then refuses to create over it).
-        if FileIO.exists(files.header) || FileIO.exists(files.tombstone), let keyFile = keyProvider as? KeyFileProvider {
+        // stands where the new key goes. Beside a wipe's tombstone, at the key the header (if
+        // any) names, it is the shredded key of this vault's predecessor, and goes; otherwise it
+        // is not proven ours and stays (the provider then refuses to create over it).
+        let recorded = (try? HeaderFile.read(at: files.header))?.flatMap { $0.keyIdentity }
+        let namedHere = recorded.map { $0.names(keyProvider.identity) } ?? true
+        if FileIO.exists(files.tombstone), namedHere, let keyFile = keyProvider as? KeyFileProvider {
             do { _ = try keyFile.removeShreddedKey() } catch { throw VaultError(error, existingVault: false) }
         }
         // No database exists: these are leftovers of an earlier vault or of a creation cut
@@ -249,7 +255,9 @@ package struct VaultOpener {
         let headerFile: HeaderFile
         do {
             headerFile = try HeaderFile.create(
-                at: files.header, header: VaultHeader(generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue),
+                at: files.header,
+                header: VaultHeader(
+                    generation: 1, derivation: root.derivation, keyCheckValue: keys.keyCheckValue, keyIdentity: keyProvider.identity),
                 keys: keys)
         } catch {
             throw .io(error)

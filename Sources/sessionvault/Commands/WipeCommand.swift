@@ -85,6 +85,15 @@ struct WipeCommand: AsyncParsableCommand {
                 }
                 try Vault.recover(at: options.path, keyProvider: keepKey ? nil : keys, reason: found, now: now)
                 return (found, !keepKey)
+            case .otherKey:
+                // The key file given is not the one the vault names: a mistyped --key-file must
+                // not cost a vault. With --without-key the vault goes and that key file stays.
+                guard withoutKey else {
+                    throw CLIFailure("not wiped: \(error); if the vault really is lost, add --without-key", status: CLIFailure.refused)
+                }
+                let reason = CorruptionReason(.keyMissing, "\(error)")
+                try Vault.recover(at: options.path, keyProvider: nil, reason: reason, now: now)
+                return (reason, false)
             case .unavailable(_, let detail):
                 throw CLIFailure("not wiped: the key cannot be read right now (\(detail)); retry later")
             default:
