@@ -8,6 +8,10 @@ import SessionVault
 struct KeychainKeyProvider: KeyProvider {
     let account = "session-vault-root-key"
 
+    /// The key the vault records as its own: a missing item is this vault's lost key only when
+    /// the vault names this one (another account is a misconfiguration, nothing is wiped).
+    var identity: KeyIdentity? { KeyIdentity(kind: "keychain", name: account) }
+
     func rootKey(recorded: KeyDerivation?, create: Bool) throws(KeyProviderError) -> RootKey {
         var item: CFTypeRef?
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: account,

@@ -105,7 +105,9 @@ struct KeyIdentityTests {
         key.replaceSubrange(0..<24, with: Data(repeating: 0, count: 24))
         try key.write(to: URL(fileURLWithPath: fixture.keyPath))
         chmod(fixture.keyPath, 0o600)
-        if tombstone { try Tombstone(reason: .notADatabase, detail: "planted: the first wipe's reason", wipedAt: fixture.clock.now).write(to: fixture.files.tombstone) }
+        if tombstone {
+            try Tombstone(reason: .notADatabase, detail: "planted: the first wipe's reason", wipedAt: fixture.clock.now).write(to: fixture.files.tombstone)
+        }
         let before = try directoryBytes()
         let outcome = await manager(fixture.keys).resume()
         if tombstone {

@@ -40,6 +40,14 @@ package struct GenerationWitness: Equatable {
     /// Stores `generation` with the provider, best effort: a provider that cannot store it now
     /// leaves the record lagging, which is accepted. A vault without an id (sealed schema not yet
     /// reached) has no record to keep.
+    ///
+    /// Why the write error is ignored, and what a missing record costs: the record only ever
+    /// proves a rollback (a database put back from an older copy together with its header). A
+    /// record that lags, or is absent, proves nothing and never stops a good vault; what a
+    /// failed write costs is that one restore of an older copy, made before the next successful
+    /// write, goes undetected (the older copy then opens as what it is: an older, consistent
+    /// state). Failing the commit for it instead would turn a full disk beside the key, or a
+    /// keystore busy for a moment, into a failed sign-in or a lost rotation, which is worse.
     static func store(vaultID: [UInt8]?, generation: UInt64, keys: VaultKeys, in provider: any KeyProvider) {
         guard let vaultID else { return }
         try? provider.storeGenerationRecord(GenerationWitness(vaultID: vaultID, generation: generation).encoded(keys: keys))

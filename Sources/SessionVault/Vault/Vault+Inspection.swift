@@ -32,7 +32,7 @@ extension Vault {
                 journalMode: journalMode, files: VaultInspection.FileSizes(files: files),
                 header: VaultInspection.HeaderSummary(
                     generation: header.current.generation, keyDerivation: header.current.derivation,
-                    rekeyPending: header.current.rekeyPending),
+                    rekeyPending: header.current.rekeyPending, keyIdentity: header.current.keyIdentity.map { "\($0)" }),
                 schemaVersion: migrations.map(\.version).max() ?? 0, migrations: migrations, sessions: sessions,
                 state: stateRow, recentEvents: try AuditLog.recent(eventLimit, in: connection),
                 tombstone: Vault.tombstone(at: files.database), inspectedAt: at, libraryVersion: SessionVaultVersion.current)

@@ -69,6 +69,10 @@ package struct VaultInspection: Sendable {
         package let keyDerivation: KeyDerivation
         /// Set while a rekey is swapping in the re-encrypted file.
         package let rekeyPending: Bool
+        /// The key the vault names (`KeyProvider.identity`), as far as the header keeps its name;
+        /// nil when it records none (a passphrase, or a vault not opened since it was written by
+        /// a release before the record).
+        package let keyIdentity: String?
     }
 
     /// `PRAGMA cipher_version`, e.g. `3.4.1`.

@@ -45,6 +45,8 @@ extension VaultInspection {
             "header": .object([
                 "generation": .int(Int64(clamping: header.generation)),
                 "keyDerivation": .string(header.keyDerivation.name),
+                // The key the vault names (never a secret, never a path); null when none recorded.
+                "keyIdentity": .string(header.keyIdentity),
                 "rekeyPending": .bool(header.rekeyPending)
             ]),
             "files": files.json,
@@ -68,7 +70,11 @@ extension VaultInspection {
         engine.add("cipher", TextTable.Cell("SQLCipher \(cipherVersion), page size \(pageSize), \(pageCount) pages, journal \(journalMode)"))
         engine.add("sqlite", TextTable.Cell(sqliteVersion))
         engine.add(
-            "root key", TextTable.Cell(header.keyDerivation.name == "argon2id" ? "derived from a passphrase (Argon2id)" : "stored (key file or keystore)"))
+            "root key",
+            TextTable.Cell(
+                header.keyDerivation.name == "argon2id"
+                    ? "derived from a passphrase (Argon2id)"
+                    : "stored (key file or keystore)\(header.keyIdentity.map { ", named \($0)" } ?? ", not named")"))
         engine.add("generation", TextTable.Cell("database \(state.generation), header \(header.generation)\(header.rekeyPending ? ", rekey pending" : "")"))
         engine.print(console)
 

@@ -69,6 +69,40 @@ extension HistoryRun {
 
     struct MountFailed: Error { let detail: String }
 
+    // MARK: A key provider of another identity
+
+    /// A process opens the vault with another key file (missing, or 56 zero bytes there): the
+    /// vault names its own key, so the other one's absence proves nothing. It answers
+    /// unavailable naming both keys, sends nothing, and no file of the vault changes (the vault
+    /// is never wiped for it, damaged or not).
+    func otherKeyProvider(_ index: Int, zeroFile: Bool) async -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "no vault yet" }
+        let other = vaultDirectory + "/other.key"
+        if zeroFile {
+            _ = FileManager.default.createFile(atPath: other, contents: Data(repeating: 0, count: 56), attributes: [.posixPermissions: 0o600])
+        }
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let before = server.refreshRequests
+        let digests = await vaultFileDigests()
+        var answer = "no answer"
+        do {
+            let child = try TestHostProcess(
+                ["background-at", path, other, server.baseURL.absoluteString, "\(device.now.timeIntervalSince1970)"], scratch: directory)
+            let status = await child.finish(timeout: 60)
+            answer = child.lines.last ?? ""
+            texts.append(child.output)
+            if status != 0 { fail(index, "the process with another key ended with \(status.map { "status \($0)" } ?? "a hang"): \(answer)") }
+        } catch {
+            fail(index, "the process with another key did not start: \(error)")
+        }
+        if server.refreshRequests != before { fail(index, "a process with another key sent a refresh request") }
+        if await vaultFileDigests() != digests { fail(index, "the vault's files changed when a provider of another identity opened it") }
+        if !answer.hasPrefix("unavailable") || !answer.contains("other.key") {
+            fail(index, "a provider of another identity answered \(answer), not unavailable naming it")
+        }
+        return "answered \(answer.split(separator: " ").first.map(String.init) ?? "nothing")"
+    }
+
     // MARK: A full disk
 
     /// The clock moves to the token's due time; the disk fills until `free` bytes are left;

@@ -364,6 +364,8 @@ final class HistoryRun {
             return await forensicRead(index)
         case .readOnlyProcess:
             return await readOnlyProcess(index)
+        case .otherKeyProvider(let zeroFile):
+            return await otherKeyProvider(index, zeroFile: zeroFile)
         case .rekey:
             return await rekey(index)
         case .autoRefresh:

@@ -57,6 +57,9 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
     /// A process opens the vault through a read-only mount of its folder (a volume remounted
     /// read-only, a sandbox that denies writes) and asks for a token.
     case readOnlyProcess
+    /// A process opens the vault with a key provider of another identity (another key file
+    /// name: missing, or a zero file there), as a second component or an app update would.
+    case otherKeyProvider(zeroFile: Bool)
     /// The disk fills up to `free` bytes left, `actor` asks for a token, the disk is freed, and
     /// the same actor asks again.
     case diskFull(actor: Int, free: Int)
@@ -116,6 +119,7 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
         case .rekey: return "app rekeys to a new key, which replaces the old in the key store; app restarts"
         case .verify(let actor): return "\(Self.name(actor)).verify"
         case .readOnlyProcess: return "ext process on a read-only mount of the vault's folder.backgroundAccessToken"
+        case .otherKeyProvider(let zeroFile): return "process with another key file (\(zeroFile ? "a zero file" : "missing")).backgroundAccessToken"
         case .diskFull(let actor, let free): return "disk full (\(free) B left): \(Self.name(actor)) token call; disk freed; again"
         case .damage(let damage): return "all stop; \(damage); all start"
         case .staleRecovery(let held, let recoverer, let damage):
@@ -197,6 +201,8 @@ enum HistoryStep: Sendable, Equatable, CustomStringConvertible {
                 steps.append(.damage(HistoryDamage.allCases[Int.random(in: 0..<HistoryDamage.allCases.count, using: &rng)]))
                 // Most users sign in again once told to.
                 if Int.random(in: 0..<10, using: &rng) < 7 { steps.append(.signIn) }
+            case 103..<104:
+                steps.append(.otherKeyProvider(zeroFile: Bool.random(using: &rng)))
             case 104..<106:
                 steps.append(.processFault(stop: Bool.random(using: &rng)))
             case 106..<110:
