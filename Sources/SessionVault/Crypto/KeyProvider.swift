@@ -51,6 +51,9 @@ public struct KeyIdentity: Sendable, Equatable, CustomStringConvertible {
     /// The key's name in that store: a key file's name, a keychain item's service and account.
     public let name: String
 
+    /// - Parameters:
+    ///   - kind: the kind of store, e.g. `keychain`.
+    ///   - name: the key's name there, e.g. the item's service and account.
     public init(kind: String, name: String) {
         self.kind = kind
         self.name = name
