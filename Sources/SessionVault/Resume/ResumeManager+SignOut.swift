@@ -38,26 +38,44 @@ extension ResumeManager {
     /// - Throws: only when the local sign-out itself failed (the vault cannot be written now).
     public func signOut(scope: SignOutScope = .local) async throws(VaultError) -> SignOutResult {
         if scope == .others { return await signOutOtherSessions() }
+        // Settle first, as every call does: a rotation kept in memory (the store was busy or
+        // full when the server answered) is written now if it can be, and otherwise its tokens
+        // are the live ones: the vault still holds the refresh token the server spent.
+        _ = await storeUnsavedRotation()
         let vault = try self.vault
         let lock = try refreshLock(for: vault)
-        let held = await takeRefreshLockForSignOut(lock)
+        // A rotation still in memory keeps this manager's hold on the refresh lock: it is
+        // this sign-out's already, nothing to wait for.
+        let pending = unsavedRotation
+        let held = pending != nil ? true : await takeRefreshLockForSignOut(lock)
         let session: Session?, refreshToken: Token?, accessToken: Token?, prover: DPoPProver?, idToken: Token?
         do {
             // Read under the lock: a refresh that finished while we waited has rotated them.
             session = try await vault.currentSession()
-            refreshToken = try await vault.refreshToken()
-            accessToken = try await vault.accessToken()
+            let rotation = pending.flatMap { $0.sessionID == session?.id ? $0.refreshed.response : nil }
+            if let rotation {
+                // A rotation without a refresh token kept the stored one (RFC 6749 §6).
+                let stored = rotation.refreshToken == nil ? try await vault.refreshToken() : nil
+                (refreshToken, accessToken) = (rotation.refreshToken ?? stored, rotation.accessToken)
+            } else {
+                refreshToken = try await vault.refreshToken()
+                accessToken = try await vault.accessToken()
+            }
             // The end-session URL's hint: deleted with the row below, once the URL is built.
             idToken = try await vault.currentIDToken()
             // A DPoP session's key goes with its row: taken now, to end the server session with.
             prover = await proverForSignOut(session, in: vault)
             try await vault.signOut(reason: .signedOut)
         } catch {
-            if held { lock.unlock() }
+            // A rotation still in memory keeps the lock (and stays: the vault still holds its
+            // session, whose live tokens only it has).
+            if held && pending == nil { lock.unlock() }
             throw error
         }
         // The vault no longer holds the refresh token: no other refresh can spend it, so the
-        // lock goes now rather than after the server's answer.
+        // lock goes now rather than after the server's answer. A rotation kept in memory goes
+        // with it: its tokens are the ones ended at the server below.
+        if pending != nil, unsavedRotation?.sessionID == pending?.sessionID { unsavedRotation = nil }
         if held { lock.unlock() }
         guard let session else { return SignOutResult(server: .noSession, endSessionURL: nil) }
         guard let terminator = refresher as? any SessionTerminator else {
