@@ -69,10 +69,25 @@ extension CorruptionRecovery {
                 "the zeroed key is our own: deleted, not kept aside")
         }
 
-        @Test("an explicit wipe killed after the key was zeroed: the app recovers")
+        @Test("an explicit wipe killed after the key was zeroed: the app recovers (its record of the wipe under way says so)")
         func zeroedKeyWithoutATombstone() async throws {
-            let fixture = try await Self.shreddedButNotUnlinked(tombstone: nil)
+            let fixture = try await DamageFixture.make()
+            // What a wipe the app asked for leaves while it runs: its record, before the key.
+            try Tombstone(reason: .keyMissing, detail: VaultWiper.requestedWipeDetail, wipedAt: Date(timeIntervalSince1970: 1_800_000_000))
+                .write(to: fixture.files.tombstone)
+            try Self.plantZeroKey(at: fixture.keyPath)
             try await Self.expectAppRecovers(fixture, reason: .keyMissing)
+        }
+
+        @Test("zeros at the named key with no record of a wipe under way: not proven this vault's key, nothing wiped")
+        func zeroedKeyWithNoRecordIsNotProof() async throws {
+            let fixture = try await Self.shreddedButNotUnlinked(tombstone: nil)
+            let before = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).sorted()
+            let manager = ResumeManager(
+                path: fixture.path, keyProvider: fixture.keys,
+                refresher: GoTrueRefresher(baseURL: URL(fileURLWithPath: "/"), apiKey: "anon"))
+            guard case .unavailable = await manager.resume() else { Issue.record("zeros alone were taken as proof"); return }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).sorted() == before)
         }
 
         @Test("a second wipe after one killed once the key was gone keeps the first reason")

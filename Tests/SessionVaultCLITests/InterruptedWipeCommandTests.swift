@@ -8,14 +8,16 @@ import SessionVaultTestSupport
 @Suite("sessionvault on the remains of an interrupted wipe")
 struct InterruptedWipeCommandTests {
     /// The remains, planted: with `tombstone`, the interrupted wipe was a recovery that had
-    /// written its tombstone (reason notADatabase) before it shredded the key.
+    /// written its tombstone (reason notADatabase) before it shredded the key; without, a wipe
+    /// the app asked for, whose record while it runs is a keyMissing tombstone.
     static func remains(tombstone: Bool) async throws -> CLIVault {
         let vault = try await CLIVault.signedIn()
-        if tombstone {
-            let json = #"{"detail":"planted: the first wipe's reason","reason":"notADatabase","version":"0.1.0","wipedAt":"2027-01-15T09:00:00Z"}"#
-            try Data(json.utf8).write(to: URL(fileURLWithPath: vault.tombstone))
-            chmod(vault.tombstone, 0o600)
-        }
+        let json =
+            tombstone
+            ? #"{"detail":"planted: the first wipe's reason","reason":"notADatabase","version":"0.1.0","wipedAt":"2027-01-15T09:00:00Z"}"#
+            : #"{"detail":"a wipe the app asked for was under way: it destroyed the key first","reason":"keyMissing","version":"0.1.0","wipedAt":"2027-01-15T09:00:00Z"}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: vault.tombstone))
+        chmod(vault.tombstone, 0o600)
         try Data(repeating: 0, count: 56).write(to: URL(fileURLWithPath: vault.keyPath))
         chmod(vault.keyPath, 0o600)
         return vault

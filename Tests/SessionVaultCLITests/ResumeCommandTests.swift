@@ -101,7 +101,7 @@ struct ResumeCommandTests {
         let result = try await CLI.run(["resume", "--vault", vault.path, "--key-file", vault.directory.file("typo.key"), "--json"])
         #expect(result.status == 2)
         let message = ((result.json?["error"] as? [String: Any])?["message"] as? String) ?? result.stdout + result.stderr
-        #expect(message.contains("\"vault.key\"") && message.contains("\"typo.key\""), "\(message)")
+        #expect(message.contains("this vault's key is key #") && message.contains("\"typo.key\""), "\(message)")
         #expect(vault.exists(vault.path) && vault.exists(vault.keyPath) && vault.exists(vault.header))
         #expect(!vault.exists(vault.tombstone))
     }

@@ -13,6 +13,9 @@ import SessionVaultTestSupport
 struct KeyIdentityTests {
     let fixture = TestVault()
     static let unreachable = URL(string: "http://127.0.0.1:9/auth/v1")!
+    /// How a message names the key a vault made with `vault.key` records, and a provider's key.
+    static let vaultKey = "\(RecordedKeyIdentity(KeyIdentity(kind: "keyFile", name: "vault.key")))"
+    static func named(_ file: String) -> String { KeyIdentity(kind: "keyFile", name: file).described }
 
     func manager(_ keys: any KeyProvider, path: String? = nil) -> ResumeManager {
         ResumeManager(
@@ -48,9 +51,23 @@ struct KeyIdentityTests {
         let before = try directoryBytes()
         let outcome = await manager(KeyFileProvider(path: other)).resume()
         guard case .unavailable(_, let detail) = outcome else { Issue.record("got \(outcome)"); return }
-        #expect(detail.contains("\"vault.key\"") && detail.contains("\"other.key\""), "names both keys: \(detail)")
+        #expect(detail.contains(Self.vaultKey) && detail.contains("\"other.key\""), "names both keys: \(detail)")
         #expect(try directoryBytes() == before, "nothing written, nothing deleted")
         guard case .home = await manager(fixture.keys).resume() else { Issue.record("the vault's own key no longer opens it"); return }
+    }
+
+    /// The same name in another directory (the key the vault names, as far as a name can tell):
+    /// zeros there are proof of nothing without the record a wipe writes before the key.
+    @Test func aZeroFileOfTheSameNameElsewhereWipesNothing() async throws {
+        _ = try await signedIn()
+        let elsewhere = TemporaryDirectory()
+        let zeros = elsewhere.file("vault.key")
+        try Self.plantZeros(at: zeros)
+        let before = try directoryBytes()
+        let outcome = await manager(KeyFileProvider(path: zeros)).resume()
+        guard case .unavailable = outcome else { Issue.record("got \(outcome)"); return }
+        #expect(try directoryBytes() == before)
+        #expect(FileManager.default.fileExists(atPath: zeros))
     }
 
     /// Two components at one vault path (react-native-keychain #771's shape), or an app update
@@ -64,9 +81,9 @@ struct KeyIdentityTests {
         let before = try directoryBytes()
         let outcome = await manager(KeyFileProvider(path: renamed)).resume()
         guard case .unavailable(_, let detail) = outcome else { Issue.record("got \(outcome)"); return }
-        #expect(detail.contains("\"vault.key\"") && detail.contains("\"renamed.key\""))
+        #expect(detail.contains(Self.vaultKey) && detail.contains("\"renamed.key\""))
         #expect(try directoryBytes() == before)
-        #expect(throws: VaultError.otherKey(vaultKey: "\"vault.key\"", providerKey: "keyFile \"renamed.key\"")) {
+        #expect(throws: VaultError.otherKey(vaultKey: Self.vaultKey, providerKey: Self.named("renamed.key"))) {
             _ = try Vault.open(at: fixture.path, keyProvider: KeyFileProvider(path: renamed), clock: fixture.clock.function)
         }
     }
@@ -134,7 +151,7 @@ struct KeyIdentityTests {
         await vault.close()
         let recorded = try #require(try HeaderFile.read(at: header)?.keyIdentity)
         #expect(recorded.names(golden.keys.identity))
-        #expect(throws: VaultError.otherKey(vaultKey: "\"vault.key\"", providerKey: "keyFile \"x.key\"")) {
+        #expect(throws: VaultError.otherKey(vaultKey: Self.vaultKey, providerKey: Self.named("x.key"))) {
             _ = try Vault.open(at: golden.path, keyProvider: KeyFileProvider(path: golden.directory.file("x.key")))
         }
     }
@@ -148,7 +165,7 @@ struct KeyIdentityTests {
         await vault.close()
         #expect(try HeaderFile.read(at: fixture.files.header)?.keyIdentity?.names(next.identity) == true)
         try FileManager.default.removeItem(atPath: fixture.keyPath)
-        #expect(throws: VaultError.otherKey(vaultKey: "\"next.key\"", providerKey: "keyFile \"vault.key\"")) {
+        #expect(throws: VaultError.otherKey(vaultKey: "\(RecordedKeyIdentity(KeyIdentity(kind: "keyFile", name: "next.key")))", providerKey: Self.named("vault.key"))) {
             _ = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
         }
     }

@@ -39,11 +39,13 @@ package struct VaultHeader: Sendable, Equatable {
     /// Set while `rekey` swaps in a re-encrypted file.
     package var rekeyPending: Bool
     /// Which key seals the vault, as its provider names it (`KeyProvider.identity`); nil for a
-    /// passphrase (no room beside the salt, and a passphrase is never "lost") and for a header
-    /// written before identities were recorded. Kept in bytes the slot's `stored` layout left
-    /// unused, so an older library reads the slot as before (and drops the record when it
-    /// rewrites the header; the next open records it again).
+    /// passphrase (a passphrase is never "lost") and for a header written before identities were
+    /// recorded. Kept in the 8 bytes between the keyed tag and the checksum (104..<112): under
+    /// the checksum, outside what the tag covers, so an older library's tag check and reading
+    /// are unchanged (an older library drops the record when it rewrites the header; the next
+    /// open records it again). Unauthenticated, and only ever used to refuse a wipe.
     package var keyIdentity: RecordedKeyIdentity?
+    private static let identityRange = 104..<112
     /// The keyed tag as read (all zeroes when unsigned); recomputed on every encode.
     var tag: [UInt8] = [UInt8](repeating: 0, count: 16)
 
@@ -79,6 +81,7 @@ package struct VaultHeader: Sendable, Equatable {
     package func encodedSlot(signedWith keys: VaultKeys?) -> [UInt8] {
         var out = unsignedSlotPrefix()
         if let keys { out.replaceSubrange(Self.tagRange, with: keys.integrityTag(Self.tagLabel, Array(out[0..<Self.tagRange.lowerBound]))) }
+        if derivation == .stored, let keyIdentity { out.replaceSubrange(Self.identityRange, with: keyIdentity.digest) }
         let digest = Self.checksum(out[0..<Self.checksummed])
         out.replaceSubrange(Self.checksummed..<Self.slotSize, with: digest)
         return out
@@ -109,11 +112,6 @@ package struct VaultHeader: Sendable, Equatable {
         switch derivation {
         case .stored:
             out[33] = 0
-            if let keyIdentity {
-                out[35] = 1
-                out.replaceSubrange(40..<56, with: keyIdentity.digest)
-                out.replaceSubrange(56..<72, with: keyIdentity.namePrefix)
-            }
         case .argon2id(let salt, let ops, let mem):
             out[33] = 1
             Self.put(ops, into: &out, at: 40, width: 8)
@@ -154,9 +152,8 @@ package struct VaultHeader: Sendable, Equatable {
         var header = VaultHeader(
             generation: get(slot, 16, 8), derivation: derivation, keyCheckValue: Array(slot[72..<88]),
             sequence: get(slot, 8, 8), rekeyPending: slot[34] == 1)
-        if derivation == .stored, slot[35] == 1 {
-            header.keyIdentity = RecordedKeyIdentity(digest: Array(slot[40..<56]), namePrefix: Array(slot[56..<72]))
-        }
+        let identity = Array(slot[identityRange])
+        if derivation == .stored, identity.contains(where: { $0 != 0 }) { header.keyIdentity = RecordedKeyIdentity(digest: identity) }
         header.tag = Array(slot[tagRange])
         return header
     }
@@ -177,24 +174,22 @@ package struct VaultHeader: Sendable, Equatable {
     }
 }
 
-/// A key identity as a vault header records it: a 16-byte BLAKE2b digest of the whole identity
-/// (what is compared) and the first 16 bytes of its name (what a message shows).
+/// A key identity as a vault header records it: an 8-byte BLAKE2b digest of the whole identity.
+/// Only compared, never shown as a name (there is no room for one where an older library's tag
+/// check cannot see it); messages show it as `#` and 16 hex digits, which the provider's own
+/// identity can be matched against.
 package struct RecordedKeyIdentity: Sendable, Equatable, CustomStringConvertible {
     let digest: [UInt8]
-    let namePrefix: [UInt8]
 
-    init(digest: [UInt8], namePrefix: [UInt8]) {
-        self.digest = digest
-        self.namePrefix = namePrefix
-    }
+    init(digest: [UInt8]) { self.digest = digest }
 
     package init(_ identity: KeyIdentity) {
         let text = Array("SessionVault key identity\u{0}\(identity.kind)\u{0}\(identity.name)".utf8)
-        var digest = [UInt8](repeating: 0, count: 16)
-        crypto_generichash(&digest, 16, text, UInt64(text.count), nil, 0)
-        var prefix = Array(identity.name.utf8.prefix(16))
-        prefix += [UInt8](repeating: 0, count: 16 - prefix.count)
-        self.init(digest: digest, namePrefix: prefix)
+        var digest = [UInt8](repeating: 0, count: 8)
+        crypto_generichash(&digest, 8, text, UInt64(text.count), nil, 0)
+        // All zeros reads as "no record": never written (a chance of 2^-64, taken as one bit).
+        if digest.allSatisfy({ $0 == 0 }) { digest[0] = 1 }
+        self.init(digest: digest)
     }
 
     /// Whether `identity` is the recorded one.
@@ -203,12 +198,13 @@ package struct RecordedKeyIdentity: Sendable, Equatable, CustomStringConvertible
         return Sodium.constantTimeEqual(digest, RecordedKeyIdentity(identity).digest)
     }
 
-    /// The recorded name as far as the header keeps it (16 bytes; longer names end in `…`).
-    package var description: String {
-        let bytes = namePrefix.prefix { $0 != 0 }
-        let name = String(decoding: bytes, as: UTF8.self)
-        return "\"\(name)\(bytes.count == 16 ? "…" : "")\""
-    }
+    /// `key #0123456789abcdef`.
+    package var description: String { "key #" + Hex.encode(digest) }
+}
+
+/// How a provider's identity reads in a message: its name and the digest the vault would record.
+extension KeyIdentity {
+    package var described: String { "\(self) (\(RecordedKeyIdentity(self)))" }
 }
 
 /// What the plaintext header beside a database says, read without any key.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The recovery wipe: crypto-shred, delete every vault file, make the deletions durable.
 ///
 /// Order, chosen so a crash at any point leaves a state the next open classifies as missing or
@@ -56,13 +58,23 @@ enum VaultWiper {
         // vault names is the key that wipe destroyed and was stopped before it could unlink. The
         // shape of the bytes alone proves nothing, nor does a header: a zero file can stand at
         // any path (see `KeyLoss`).
-        // A key file of zeros where the named key was is that key, overwritten (a header of ours
-        // beside it, naming this key); its torn remains need the earlier wipe's tombstone too.
+        // A key file that holds no key (zeros, or their torn remains) at the key the vault names
+        // is that key, destroyed by an earlier wipe, when that wipe's record is here: the
+        // tombstone every wipe writes before it touches the key. A vault that names no key (an
+        // older release's) keeps the old rule for zeros: a header of ours beside them.
         let named = readableHeader?.keyIdentity.map { $0.names(keys?.identity) } ?? true
-        let shreddedProven = named && header != nil
-        let tornProven = named && FileIO.exists(files.tombstone)
+        let wipeWasUnderWay = FileIO.exists(files.tombstone)
+        let shreddedProven = named && (wipeWasUnderWay || (header != nil && readableHeader?.keyIdentity == nil))
+        let tornProven = named && wipeWasUnderWay
         do {
-            if let tombstone, !keepsEarlierTombstone(over: tombstone, files) { try tombstone.write(to: files.tombstone) }
+            if let tombstone, !keepsEarlierTombstone(over: tombstone, files) {
+                try tombstone.write(to: files.tombstone)
+            } else if tombstone == nil, !wipeWasUnderWay {
+                // A wipe the app asked for leaves no tombstone when it is done, but its record
+                // must exist while it runs: cut inside the key's overwrite, it is what proves the
+                // torn remains this vault's key (`KeyLoss`). Removed with the files below.
+                try Tombstone(reason: .keyMissing, detail: Self.requestedWipeDetail, wipedAt: Date()).write(to: files.tombstone)
+            }
             afterStep("tombstone")
         } catch {
             throw .io(error)
@@ -92,6 +104,9 @@ enum VaultWiper {
             throw .io(error)
         }
     }
+
+    /// The record of a wipe the app asked for, while it runs (see `wipe`).
+    static let requestedWipeDetail = "a wipe the app asked for was under way: it destroyed the key first"
 
     /// Whether the tombstone already there stays instead of `new`: it was left by a wipe that was
     /// cut short, and `new` only reports the same damage again or what that wipe did itself (it

@@ -6,9 +6,9 @@ import Foundation
 /// Only the key the vault names can be lost. The vault records which key seals it (the header's
 /// `keyIdentity`, from `KeyProvider.identity`): a missing key, or a key file that holds no key
 /// any more, counts as this vault's lost key only when the provider asked is the one recorded.
-/// A key file of zeros at the named key is what a wipe's overwrite leaves. Its torn remains
-/// (part zeros, part key bytes) count only when the vault's own record says a wipe was under
-/// way: its tombstone, which a recovery wipe writes, durably, before it touches the key.
+/// A key file that holds no key there (zeros, or their torn remains: part zeros, part key bytes)
+/// counts only when the vault's own record says a wipe was under way: the tombstone every wipe
+/// writes, durably, before it touches the key (a wipe the app asked for removes it when done).
 ///
 /// A vault whose header names no key (written before identities were recorded, or sealed by a
 /// passphrase) keeps the rule it had: a missing key is lost. Its first successful open records
@@ -26,18 +26,20 @@ enum KeyLoss {
             return VaultError(error, existingVault: true)
         }
         if let recorded = header.keyIdentity, !recorded.names(provider.identity) {
-            return .otherKey(vaultKey: "\(recorded)", providerKey: provider.identity?.description ?? "a provider that names no key")
+            return .otherKey(vaultKey: "\(recorded)", providerKey: provider.identity?.described ?? "a provider that names no key")
         }
-        // Zeros where the named key was: what a wipe's overwrite leaves (the key is gone, the
-        // file names it). Torn remains carry no mark a stray file could not carry too: only a
-        // wipe's own record, written before it touched the key, proves them.
-        if destroyedKeyFile, (provider as? KeyFileProvider)?.holdsShreddedKey() != true {
+        // A key file that holds no key at the named key: what a wipe's overwrite leaves, whole or
+        // torn. The bytes carry no mark a stray file could not carry too: only the wipe's own
+        // record, the tombstone it writes before it touches the key, proves them. A vault that
+        // names no key (an older release's) keeps the old rule for whole zeros.
+        let oldRuleZeros = header.keyIdentity == nil && (provider as? KeyFileProvider)?.holdsShreddedKey() == true
+        if destroyedKeyFile, !oldRuleZeros {
             guard FileIO.exists(files.tombstone) else {
                 return .misconfigured(
                     "\(error): the key file holds no key, and no wipe of this vault was under way (no tombstone); "
                         + "nothing proves it this vault's destroyed key, so nothing was wiped")
             }
-            return .corrupted(CorruptionReason(.keyMissing, "the key file holds the torn remains of a wipe's overwrite"))
+            return .corrupted(CorruptionReason(.keyMissing, "the key file holds no key: a key destroyed by a wipe that was interrupted"))
         }
         return VaultError(error, existingVault: true)
     }
