@@ -28,7 +28,11 @@ struct GrantVerdictTests {
         (400, "", nil, .refusedUnexplained(status: 400, error: nil)),
         (400, #"{"error":"invalid_request","error_description":"Refresh token inactive"}"#, nil, .refusedUnexplained(status: 400, error: "invalid_request")),
         (401, #"{"error":"something_else"}"#, nil, .refusedUnexplained(status: 401, error: "something_else")),
-        (403, "{}", nil, .refusedUnexplained(status: 403, error: nil)),
+        // Another JSON shape or another status: something failing, never a refusal.
+        (403, "{}", nil, .serverUnavailable(status: 403)),
+        (403, #"{"message":"Forbidden"}"#, nil, .serverUnavailable(status: 403)),
+        (404, #"{"detail":"Not Found"}"#, nil, .serverUnavailable(status: 404)),
+        (408, "", nil, .serverUnavailable(status: 408)),
         // The server's own verdict, at whatever status it comes.
         (400, #"{"error":"invalid_grant"}"#, nil, .invalidGrant),
         (401, #"{"error":"invalid_grant","error_description":"Token revoked"}"#, nil, .invalidGrant),

@@ -165,7 +165,10 @@ struct KeyIdentityTests {
         await vault.close()
         #expect(try HeaderFile.read(at: fixture.files.header)?.keyIdentity?.names(next.identity) == true)
         try FileManager.default.removeItem(atPath: fixture.keyPath)
-        #expect(throws: VaultError.otherKey(vaultKey: "\(RecordedKeyIdentity(KeyIdentity(kind: "keyFile", name: "next.key")))", providerKey: Self.named("vault.key"))) {
+        #expect(
+            throws: VaultError.otherKey(
+                vaultKey: "\(RecordedKeyIdentity(KeyIdentity(kind: "keyFile", name: "next.key")))", providerKey: Self.named("vault.key"))
+        ) {
             _ = try Vault.open(at: fixture.path, keyProvider: fixture.keys)
         }
     }

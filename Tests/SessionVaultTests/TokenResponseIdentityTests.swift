@@ -106,3 +106,26 @@ struct KeptIDTokenTests {
         await vault.close()
     }
 }
+
+/// A session stored by a release that took its subject from the access token (Okta's access token
+/// names the login, its ID token the user id): the first refresh that brings an ID token is still
+/// the same user's, as long as the access token names the stored subject.
+@Suite("An upgrade's first ID token is not another subject")
+struct SubjectAfterUpgradeTests {
+    @Test func theAccessTokensSubjectStillCounts() async throws {
+        let fixture = TestVault()
+        let vault = try fixture.open()
+        let first = try TokenResponse(
+            json: Data(SubjectFromIDTokenTests.body(access: try SubjectFromIDTokenTests.jwt(["sub": "alice@login"]), idToken: nil).utf8))
+        let stored = try await vault.store(first)
+        #expect(stored.identity.subject == "alice@login")
+        let refreshed = try TokenResponse(
+            json: Data(
+                SubjectFromIDTokenTests.body(
+                    access: try SubjectFromIDTokenTests.jwt(["sub": "alice@login", "n": 2]), idToken: try SubjectFromIDTokenTests.jwt(["sub": "00u-alice"])
+                ).utf8))
+        let rotated = try await vault.rotate(refreshed)
+        #expect(rotated.tokenVersion == stored.tokenVersion + 1)
+        await vault.close()
+    }
+}

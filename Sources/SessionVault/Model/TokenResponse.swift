@@ -30,6 +30,9 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
     var identityFromAccessTokenOnly = false
     /// The response's `id_token`, kept (sealed) for the end-session URL's `id_token_hint`.
     var idToken: Token?
+    /// The access token's own `sub`, when it is a JWT that names one: a session stored before
+    /// the ID token's subject was preferred may be known by it.
+    var accessTokenSubject: String?
 
     /// A response a custom `SessionRefresher` built from its server's answer. `Vault.store` and
     /// `Vault.rotate` check its numbers against `lifetimeRange` and `unixTimeRange`.
@@ -112,6 +115,7 @@ public struct TokenResponse: Sendable, CustomStringConvertible {
             scope: object["scope"] as? String,
             identity: identity)
         identityFromAccessTokenOnly = identity != nil && named == nil
+        accessTokenSubject = accessClaims["sub"] as? String
         idToken = (object["id_token"] as? String).flatMap { $0.isEmpty ? nil : try? Token($0) }
     }
 

@@ -103,9 +103,10 @@ package struct AuthErrorBody {
 
     /// The refresh endpoint's answer, classified. Only the server's verdict on the grant ends the
     /// session (`grantVerdict`); a refusal of the DPoP proof is about the proof, a client error
-    /// about the client; a 4xx that names no error the library knows is `.refusedUnexplained`
-    /// when it has the server's shape (empty, or a JSON object), and `.serverUnavailable` when it
-    /// does not (an HTML or text page from something in front of the server).
+    /// about the client; a 400, 401 or 403 that names no error the library knows is
+    /// `.refusedUnexplained` when it has the server's shape (empty, or a JSON OAuth `error`);
+    /// anything else is `.serverUnavailable` (an HTML or text page from something in front of
+    /// the server, another JSON shape, another status).
     /// - Parameter wwwAuthenticate: the answer's challenge, read for a DPoP proof error.
     package static func classifyRefreshFailure(
         status: Int, body: Data, retryAfterHeader: String?, wwwAuthenticate: String? = nil
@@ -122,7 +123,10 @@ package struct AuthErrorBody {
         // not end a session whose refresh token is still valid).
         if let code = parsed.clientErrorCode { return .clientRejected(error: code) }
         if parsed.error?.lowercased() == "invalid_scope" { return .invalidScope }
-        if parsed.isEmpty || parsed.isJSONObject {
+        // A refusal the server made: 400, 401 or 403 with an empty body or an OAuth error of its
+        // own. Another 4xx (a route gone: 404 `{"detail":"Not Found"}`), or another JSON shape
+        // (a gateway's `{"message":"Forbidden"}`), is something failing, never a refusal.
+        if [400, 401, 403].contains(status), parsed.isEmpty || parsed.error != nil {
             return .refusedUnexplained(status: status, error: parsed.error.map { SignInError.errorCode($0) })
         }
         return .serverUnavailable(status: status)

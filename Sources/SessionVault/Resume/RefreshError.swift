@@ -24,8 +24,8 @@ public enum RefreshError: Error, Sendable, Equatable, CustomStringConvertible {
     /// after the one retry with its nonce), at any status: about the proof, not the grant.
     /// Tokens kept; the next attempt sends a new proof.
     case proofRejected(error: String)
-    /// A 4xx that names no error the library knows (an empty body, or a JSON error such as
-    /// `invalid_request`): the server refused the refresh without saying the grant is over.
+    /// A 400, 401 or 403 that names no error the library knows (an empty body, or an OAuth error
+    /// such as `invalid_request`): the server refused the refresh without saying the grant is over.
     /// Tokens kept and the refusal recorded; see `ResumeOutcome.renewalRefused` for when such
     /// refusals end the session. `error` is the body's OAuth `error`, reduced to a code, if any.
     case refusedUnexplained(status: Int, error: String?)

@@ -17,12 +17,18 @@ extension Vault {
         try reloadIfChangedElsewhere()
         guard let notBefore = state.refreshNotBefore else { return nil }
         let asked = state.refreshDeferredFor ?? Self.longestUnknownWait
-        let now = clock()
-        let remaining = notBefore.timeIntervalSince(now)
+        let remaining = notBefore.timeIntervalSince(clock())
         guard remaining > asked + 1 else { return remaining > 0 ? remaining : nil }
-        let left = min(asked, max(0, notBefore.timeIntervalSince(state.lastWallClock)))
+        // Recounted under the lock, on the record as it is now (another process may have
+        // recorded a newer 429 meanwhile).
         let hold = try holdStableFile()
         defer { hold.unlock() }
+        try reloadIfChangedElsewhere()
+        guard let current = state.refreshNotBefore else { return nil }
+        let currentAsked = state.refreshDeferredFor ?? Self.longestUnknownWait
+        let currentRemaining = current.timeIntervalSince(clock())
+        guard currentRemaining > currentAsked + 1 else { return currentRemaining > 0 ? currentRemaining : nil }
+        let left = min(currentAsked, max(0, current.timeIntervalSince(state.lastWallClock)))
         try write("refreshDeferralRecounted") { connection, now in
             try VaultStateRecord.moveRefreshDeferral(to: now.addingTimeInterval(left).unixMilliseconds, in: connection)
         }

@@ -120,7 +120,13 @@ extension Vault {
         if let expectedSessionID, expectedSessionID != current.session.id { throw .staleSession }
         let version = expectedVersion ?? current.session.tokenVersion
         guard version == current.session.tokenVersion else { throw .staleSession }
-        if let identity = response.identity, !response.identityFromAccessTokenOnly, identity.subject != current.session.identity.subject {
+        // Another subject only when the ID token or user object names someone else and the
+        // access token does not name the stored user either: a session stored by a release that
+        // took its subject from the access token is still the same user's.
+        let stored = current.session.identity.subject
+        if let identity = response.identity, !response.identityFromAccessTokenOnly, identity.subject != stored,
+            response.accessTokenSubject != stored
+        {
             throw .subjectMismatch
         }
         if current.session.refreshPendingSince == nil, holdsSameTokens(as: response) { return current.session }
