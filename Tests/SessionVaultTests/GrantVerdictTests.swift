@@ -12,7 +12,7 @@ import SessionVaultTestSupport
 /// "offline" for as long as the refresh token was assumed to live.
 @Suite("Only the server's verdict on the grant ends a session", .timeLimit(.minutes(2)))
 struct GrantVerdictTests {
-    static let cdnPage = "<html><head><title>Attention required</title></head><body>Session expired? Checking your browser.</body></html>"
+    static var cdnPage: String { "<html><head><title>Attention required</title></head><body>Session expired? Checking your browser.</body></html>" }
 
     @Test(arguments: [
         // What stands in front of the server: never a verdict, whatever words the page holds.

@@ -13,7 +13,7 @@ import SessionVaultTestSupport
 struct IdpyoidcTests {
     let fixture = TestVault()
     /// The README's advice for a provider that follows OIDC Core §11.
-    static let consent = ["prompt": "consent"]
+    static var consent: [String: String] { ["prompt": "consent"] }
 
     @Test(arguments: ["jwt", "opaque"])
     func signInRefreshUserinfoAndSignOut(accessTokens: String) async throws {
