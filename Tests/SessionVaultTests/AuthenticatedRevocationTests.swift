@@ -44,6 +44,23 @@ struct AuthenticatedRevocationTests {
         #expect(server.requestCount == 2)
     }
 
+    /// With no refresh token the access token is the token revoked: it may be DPoP-bound, and
+    /// without a proof at hand it is never presented as Bearer; the refusal stands.
+    @Test func theRevokedAccessTokenAloneIsNeverPresented() async throws {
+        let vault = try fixture.open()
+        try await vault.store(
+            TokenResponse(json: Data(#"{"access_token":"opaque-\#(Fixtures.accessMarker)","token_type":"Bearer","expires_in":600,"user":{"id":"u-1"}}"#.utf8)))
+        await vault.close()
+        server.enqueue(ScriptedResponse(status: 401))
+        let refresher = OAuth2Refresher(
+            tokenEndpoint: server.baseURL.appendingPathComponent("token"), clientID: "app-client",
+            revocationEndpoint: server.baseURL.appendingPathComponent("revoke"))
+        let result = try await ResumeManager(path: fixture.path, keyProvider: fixture.keys, refresher: refresher, clock: fixture.clock.function).signOut()
+        guard case .clientRejected = result.server else { Issue.record("got \(result.server)"); return }
+        #expect(server.requestCount == 1)
+        #expect(server.requests.allSatisfy { $0.header("Authorization") == nil })
+    }
+
     @Test func configuredUpFrontTheFirstRequestCarriesIt() async throws {
         server.enqueue(ScriptedResponse(status: 200))
         let result = try await signOut(sendsAccessToken: true)

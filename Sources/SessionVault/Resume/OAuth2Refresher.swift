@@ -116,8 +116,12 @@ extension OAuth2Refresher: SessionTerminator {
         body.append(contentsOf: Array("&token_type_hint=\(refreshToken == nil ? "access_token" : "refresh_token")&client_id=".utf8))
         body.append(contentsOf: FormText.encoded(Array(clientID.utf8)))
         let first = await revoke(at: revocationEndpoint, body: body, authenticatedBy: revocationSendsAccessToken ? accessToken : nil, prover: prover)
-        // Refused for want of authentication: once more with the access token, never a loop.
-        guard !revocationSendsAccessToken, case .clientRejected = first, let accessToken else { return first }
+        // Refused for want of authentication: once more with the access token, never a loop. Not
+        // when the access token is the very token revoked and no proof is at hand: it may be
+        // DPoP-bound (this refresher cannot tell), and a bound token is never shown as Bearer.
+        guard !revocationSendsAccessToken, case .clientRejected = first, let accessToken, refreshToken != nil || prover != nil else {
+            return first
+        }
         return await revoke(at: revocationEndpoint, body: body, authenticatedBy: accessToken, prover: prover)
     }
 
